@@ -1,0 +1,132 @@
+/*
+ * dlgemm.h - the public C ABI of libdlgemm.so.
+ *
+ * C = alpha * A * B + beta * C on DLPack tensors.  The layout of each operand
+ * (row-major, column-major, a transposed view, a leading dimension larger than
+ * the matrix) is read from its strides; a 3-D tensor is a batch of matrices
+ * whose first dimension is the batch.  Nothing here depends on CUDA: a program
+ * that only has host tensors needs no GPU, driver or toolkit.
+ *
+ * Programs that dlopen() the plugin should go through dlgemm_get_api(), which
+ * returns a versioned table of function pointers, rather than dlsym() each
+ * name: the table's abi_version tells them what they can call.
+ */
+#ifndef DLGEMM_H
+#define DLGEMM_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <dlpack/dlpack.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define DLGEMM_VERSION_MAJOR 0
+#define DLGEMM_VERSION_MINOR 1
+#define DLGEMM_VERSION_PATCH 0
+
+/* Version of the function table returned by dlgemm_get_api(). */
+#define DLGEMM_ABI_VERSION 1
+
+#if defined(__GNUC__)
+#define DLGEMM_API __attribute__((visibility("default")))
+#else
+#define DLGEMM_API
+#endif
+
+/* Status codes.  0 is success; every failure leaves C untouched and sets a
+ * thread-local message, readable with dlgemm_last_error(). */
+typedef enum dlgemm_status {
+  DLGEMM_OK = 0,
+  DLGEMM_ERR_NULL_ARGUMENT = 1,     /* a required pointer is NULL */
+  DLGEMM_ERR_UNSUPPORTED_DTYPE = 2, /* dtype not taken (yet) or operands differ */
+  DLGEMM_ERR_BAD_NDIM = 3,          /* ndim is not 2 or 3, or the ndims disagree */
+  DLGEMM_ERR_SHAPE_MISMATCH = 4,    /* A is m x k, B k x n, C m x n: they are not */
+  DLGEMM_ERR_BAD_STRIDES = 5,       /* no unit stride, negative or overlapping strides */
+  DLGEMM_ERR_MISALIGNED = 6,        /* data + byte_offset not aligned to the element */
+  DLGEMM_ERR_NULL_DATA = 7,         /* data is NULL but the tensor has elements */
+  DLGEMM_ERR_UNSUPPORTED_DEVICE = 8,/* device type not taken, or operands on different devices */
+  DLGEMM_ERR_OVERLAP = 9,           /* C shares memory with A or B */
+  DLGEMM_ERR_BAD_OPTIONS = 10,      /* options struct too small, unknown bits, bad value */
+  DLGEMM_ERR_NO_BACKEND = 11,       /* no available backend can run this call */
+  DLGEMM_ERR_BACKEND_FAILED = 12,   /* the backend failed and no fallback could answer */
+  DLGEMM_ERR_TOO_LARGE = 13,        /* a dimension exceeds what the backend can index */
+  DLGEMM_ERR_ABI_VERSION = 14       /* dlgemm_get_api() asked for an unknown version */
+} dlgemm_status;
+
+/* How float32 products may be computed. */
+typedef enum dlgemm_precision {
+  DLGEMM_PRECISION_STRICT = 0, /* IEEE FP32 FMA arithmetic, as SGEMM (default) */
+  DLGEMM_PRECISION_TF32 = 1,   /* one TF32 tensor-core product (frameworks' "allow tf32") */
+  DLGEMM_PRECISION_3XTF32 = 2  /* split TF32, three products: FP32-accurate on tensor cores */
+} dlgemm_precision;
+
+/* Which backend family takes the call. */
+typedef enum dlgemm_backend {
+  DLGEMM_BACKEND_AUTO = 0, /* the router decides (default) */
+  DLGEMM_BACKEND_CPU = 1,  /* the next BLAS in the process (host tensors only) */
+  DLGEMM_BACKEND_CUDA = 2, /* NVIDIA GPU */
+  DLGEMM_BACKEND_HIP = 3   /* AMD GPU */
+} dlgemm_backend;
+
+/*
+ * Options of one call.  Set struct_size to sizeof(dlgemm_options) as your
+ * program was compiled: later versions only append fields, and a field past
+ * the caller's struct_size takes its default.  A struct larger than this
+ * library knows is accepted only when the extra bytes are all zero.
+ * Pass NULL for all defaults; dlgemm_options_init() fills in the defaults.
+ */
+typedef struct dlgemm_options {
+  size_t struct_size;
+  dlgemm_precision precision; /* float32 only; default STRICT */
+  dlgemm_backend backend;     /* default AUTO */
+  /* For kDLCUDA tensors: the CUstream / cudaStream_t the product is ordered
+   * on.  NULL is the legacy default stream, as in the DLPack exchange
+   * protocol.  The call returns once the work is queued. */
+  void *stream;
+} dlgemm_options;
+
+DLGEMM_API void dlgemm_options_init(dlgemm_options *opts);
+
+/*
+ * C = alpha * A * B + beta * C.
+ * A is m x k, B is k x n, C is m x n (2-D), or each with a leading batch
+ * dimension (3-D).  A or B may be 2-D while C is 3-D, or have a batch of 1 or
+ * a batch stride of 0: that operand is broadcast over the batch.
+ * dtype: float32 or float64, the same for all three.  Strides are in elements
+ * (NULL means compact row-major); each matrix needs one unit stride.
+ * Devices: kDLCPU and kDLCUDAHost (host memory), kDLCUDA (one GPU).
+ * When beta == 0, C is not read (NaN in C does not propagate).
+ */
+DLGEMM_API dlgemm_status dlgemm_matmul(const DLTensor *a, const DLTensor *b, DLTensor *c,
+                                       double alpha, double beta,
+                                       const dlgemm_options *opts);
+
+DLGEMM_API const char *dlgemm_status_string(dlgemm_status status);
+/* The message of the last failed call on this thread ("" if none). */
+DLGEMM_API const char *dlgemm_last_error(void);
+/* "MAJOR.MINOR.PATCH" */
+DLGEMM_API const char *dlgemm_version(void);
+
+/* The function table for programs that dlopen() the plugin. */
+typedef struct dlgemm_api {
+  int abi_version;    /* the version the caller asked for */
+  size_t struct_size; /* sizeof(dlgemm_api) in this library */
+  const char *(*version)(void);
+  void (*options_init)(dlgemm_options *opts);
+  dlgemm_status (*matmul)(const DLTensor *a, const DLTensor *b, DLTensor *c, double alpha,
+                          double beta, const dlgemm_options *opts);
+  const char *(*status_string)(dlgemm_status status);
+  const char *(*last_error)(void);
+} dlgemm_api;
+
+/* NULL when this library does not provide abi_version (then
+ * dlgemm_last_error() says which versions it has). */
+DLGEMM_API const dlgemm_api *dlgemm_get_api(int abi_version);
+typedef const dlgemm_api *(*dlgemm_get_api_fn)(int abi_version);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* DLGEMM_H */

@@ -1,0 +1,179 @@
+/*
+ * test_route - the router's decisions, and the configuration it reads.
+ *
+ * A fake GPU backend whose probe and support answers the test controls
+ * stands beside the real CPU backend, so every rule in route.c is exercised
+ * on a machine with no GPU.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "config.h"
+#include "route.h"
+
+static int gpu_present, gpu_takes_f64;
+
+static int fake_probe(char *why, size_t n)
+{
+  if (gpu_present) return 0;
+  snprintf(why, n, "no fake device");
+  return DLGEMM_ERR_NO_BACKEND;
+}
+static int fake_supports(const dlg_gemm *g) { return g->dtype == DLG_F32 || gpu_takes_f64; }
+static dlgemm_status fake_run(const dlg_gemm *g)
+{
+  (void)g;
+  return DLGEMM_OK;
+}
+static const dlg_backend fake_gpu = {"fake-gpu", DLGEMM_BACKEND_CUDA, fake_probe, fake_supports,
+                                     fake_run};
+static const dlg_backend *const with_gpu[] = {&fake_gpu, &dlg_backend_cpu};
+static const dlg_backend *const cpu_only[] = {&dlg_backend_cpu};
+
+static dlg_gemm problem(int64_t size, dlg_place place, dlg_dtype dtype)
+{
+  dlg_gemm g;
+  memset(&g, 0, sizeof g);
+  g.m = g.n = g.k = size;
+  g.batch = 1;
+  g.place = place;
+  g.dtype = dtype;
+  return g;
+}
+
+static const dlg_backend *pick(const dlg_gemm *g, dlgemm_backend req, dlg_force force,
+                               const dlg_backend *const *table, size_t n, char *why)
+{
+  dlg_config cfg = {0, force, DLG_DEFAULT_MIN_MNK, NULL};
+  return route_pick_from(g, req, &cfg, table, n, why, 160);
+}
+#define PICK(g, req, force) pick(&(g), req, force, with_gpu, 2, why)
+
+START_TEST(host_calls_by_size_and_force)
+{
+  char why[160];
+  dlg_gemm small = problem(64, DLG_HOST, DLG_F32), big = problem(1024, DLG_HOST, DLG_F32);
+  gpu_present = 1;
+  ck_assert_ptr_eq(PICK(small, DLGEMM_BACKEND_AUTO, DLG_FORCE_AUTO), &dlg_backend_cpu);
+  ck_assert(strstr(why, "below DLGEMM_MIN_MNK"));
+  ck_assert_ptr_eq(PICK(big, DLGEMM_BACKEND_AUTO, DLG_FORCE_AUTO), &fake_gpu);
+  ck_assert_ptr_eq(PICK(big, DLGEMM_BACKEND_AUTO, DLG_FORCE_CPU), &dlg_backend_cpu);
+  ck_assert(strstr(why, "DLGEMM_FORCE=cpu"));
+  ck_assert_ptr_eq(PICK(small, DLGEMM_BACKEND_AUTO, DLG_FORCE_GPU), &fake_gpu);
+  gpu_present = 0;
+  ck_assert_ptr_eq(PICK(big, DLGEMM_BACKEND_AUTO, DLG_FORCE_GPU), &dlg_backend_cpu);
+  ck_assert(strstr(why, "no usable GPU"));
+  ck_assert_ptr_eq(pick(&big, DLGEMM_BACKEND_AUTO, DLG_FORCE_AUTO, cpu_only, 1, why),
+                   &dlg_backend_cpu);
+}
+END_TEST
+
+START_TEST(unsupported_dtype_stays_on_cpu)
+{
+  char why[160];
+  dlg_gemm big64 = problem(2048, DLG_HOST, DLG_F64);
+  gpu_present = 1;
+  gpu_takes_f64 = 0;
+  ck_assert_ptr_eq(PICK(big64, DLGEMM_BACKEND_AUTO, DLG_FORCE_GPU), &dlg_backend_cpu);
+  gpu_takes_f64 = 1;
+  ck_assert_ptr_eq(PICK(big64, DLGEMM_BACKEND_AUTO, DLG_FORCE_AUTO), &fake_gpu);
+}
+END_TEST
+
+START_TEST(device_tensors_need_their_device)
+{
+  char why[160];
+  dlg_gemm dev = problem(8, DLG_CUDA, DLG_F32);
+  gpu_present = 1;
+  ck_assert_ptr_eq(PICK(dev, DLGEMM_BACKEND_AUTO, DLG_FORCE_CPU), &fake_gpu);
+  gpu_present = 0;
+  ck_assert_ptr_null(PICK(dev, DLGEMM_BACKEND_AUTO, DLG_FORCE_AUTO));
+  ck_assert(strstr(dlgemm_last_error(), "not available: no fake device"));
+  ck_assert_ptr_null(pick(&dev, DLGEMM_BACKEND_AUTO, DLG_FORCE_AUTO, cpu_only, 1, why));
+  ck_assert(strstr(dlgemm_last_error(), "not built"));
+  gpu_present = 1;
+  ck_assert_ptr_null(PICK(dev, DLGEMM_BACKEND_CPU, DLG_FORCE_AUTO));
+  ck_assert(strstr(dlgemm_last_error(), "cpu backend was requested"));
+}
+END_TEST
+
+START_TEST(requested_backend_is_never_swapped)
+{
+  char why[160];
+  dlg_gemm host = problem(16, DLG_HOST, DLG_F32);
+  gpu_present = 1;
+  ck_assert_ptr_eq(PICK(host, DLGEMM_BACKEND_CUDA, DLG_FORCE_CPU), &fake_gpu);
+  ck_assert_ptr_eq(PICK(host, DLGEMM_BACKEND_CPU, DLG_FORCE_GPU), &dlg_backend_cpu);
+  gpu_present = 0;
+  ck_assert_ptr_null(PICK(host, DLGEMM_BACKEND_CUDA, DLG_FORCE_AUTO));
+  ck_assert_ptr_null(PICK(host, DLGEMM_BACKEND_HIP, DLG_FORCE_AUTO));
+  ck_assert(strstr(dlgemm_last_error(), "hip backend is not built"));
+}
+END_TEST
+
+/* Run dlg_config_reload() with stderr captured into buf. */
+static void reload_capturing(char *buf, size_t len)
+{
+  FILE *tmp = tmpfile();
+  int saved = dup(2);
+  size_t got;
+  fflush(stderr);
+  dup2(fileno(tmp), 2);
+  dlg_config_reload();
+  fflush(stderr);
+  dup2(saved, 2);
+  close(saved);
+  rewind(tmp);
+  got = fread(buf, 1, len - 1, tmp);
+  buf[got] = '\0';
+  fclose(tmp);
+}
+
+START_TEST(bad_environment_is_reported_and_ignored)
+{
+  char err[2048];
+  const dlg_config *cfg;
+  setenv("DLGEMM_FORCE", "sometimes", 1);
+  setenv("DLGEMM_MIN_MNK", "lots", 1);
+  setenv("DLGEMM_VERBOSE", "maybe", 1);
+  reload_capturing(err, sizeof err);
+  cfg = dlg_config_get();
+  ck_assert_int_eq(cfg->force, DLG_FORCE_AUTO);
+  ck_assert(cfg->min_mnk == DLG_DEFAULT_MIN_MNK);
+  ck_assert_int_eq(cfg->verbose, 0);
+  ck_assert_msg(strstr(err, "ignoring DLGEMM_FORCE='sometimes'"), "stderr: %s", err);
+  ck_assert(strstr(err, "ignoring DLGEMM_MIN_MNK='lots'"));
+  ck_assert(strstr(err, "ignoring DLGEMM_VERBOSE='maybe'"));
+  setenv("DLGEMM_FORCE", "GPU", 1);
+  setenv("DLGEMM_MIN_MNK", "1e6", 1);
+  setenv("DLGEMM_VERBOSE", "1", 1);
+  setenv("DLGEMM_CPU_BLAS", "/opt/blas.so", 1);
+  reload_capturing(err, sizeof err);
+  ck_assert_int_eq(cfg->force, DLG_FORCE_GPU);
+  ck_assert(cfg->min_mnk == 1e6);
+  ck_assert_int_eq(cfg->verbose, 1);
+  ck_assert_str_eq(cfg->cpu_blas, "/opt/blas.so");
+  ck_assert_str_eq(err, "");
+}
+END_TEST
+
+int main(void)
+{
+  Suite *s = suite_create("route");
+  TCase *tc = tcase_create("route");
+  SRunner *sr;
+  int failed;
+  tcase_add_test(tc, host_calls_by_size_and_force);
+  tcase_add_test(tc, unsupported_dtype_stays_on_cpu);
+  tcase_add_test(tc, device_tensors_need_their_device);
+  tcase_add_test(tc, requested_backend_is_never_swapped);
+  tcase_add_test(tc, bad_environment_is_reported_and_ignored);
+  suite_add_tcase(s, tc);
+  sr = srunner_create(s);
+  srunner_run_all(sr, CK_NORMAL);
+  failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed ? 1 : 0;
+}

@@ -1,0 +1,84 @@
+/*
+ * config.c - parse DLGEMM_* environment variables.
+ *
+ * Read lazily on first use rather than in a constructor, so that a program
+ * that sets them with setenv() before its first GEMM is obeyed.  A value that
+ * does not parse is reported once on stderr and the default stands: a typo in
+ * an environment variable must not take down a numerical program.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include "config.h"
+
+static dlg_config config;
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static pthread_mutex_t reload_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void complain(const char *name, const char *value, const char *expected)
+{
+  fprintf(stderr, "dlgemm: ignoring %s='%s' (expected %s)\n", name, value, expected);
+}
+
+static int parse_bool(const char *name, int fallback)
+{
+  const char *v = getenv(name);
+  if (!v || !*v) return fallback;
+  if (!strcmp(v, "1") || !strcasecmp(v, "yes") || !strcasecmp(v, "true") || !strcasecmp(v, "on"))
+    return 1;
+  if (!strcmp(v, "0") || !strcasecmp(v, "no") || !strcasecmp(v, "false") || !strcasecmp(v, "off"))
+    return 0;
+  complain(name, v, "0 or 1");
+  return fallback;
+}
+
+static dlg_force parse_force(void)
+{
+  const char *v = getenv("DLGEMM_FORCE");
+  if (!v || !*v || !strcasecmp(v, "auto")) return DLG_FORCE_AUTO;
+  if (!strcasecmp(v, "cpu")) return DLG_FORCE_CPU;
+  if (!strcasecmp(v, "gpu")) return DLG_FORCE_GPU;
+  complain("DLGEMM_FORCE", v, "cpu, gpu or auto");
+  return DLG_FORCE_AUTO;
+}
+
+static double parse_nonnegative(const char *name, double fallback)
+{
+  const char *v = getenv(name);
+  char *end;
+  double x;
+  if (!v || !*v) return fallback;
+  errno = 0;
+  x = strtod(v, &end);
+  if (errno || *end || !(x >= 0)) {
+    complain(name, v, "a number >= 0");
+    return fallback;
+  }
+  return x;
+}
+
+static void load(void)
+{
+  const char *blas = getenv("DLGEMM_CPU_BLAS");
+  config.verbose = parse_bool("DLGEMM_VERBOSE", 0);
+  config.force = parse_force();
+  config.min_mnk = parse_nonnegative("DLGEMM_MIN_MNK", DLG_DEFAULT_MIN_MNK);
+  config.cpu_blas = (blas && *blas) ? blas : NULL;
+}
+
+const dlg_config *dlg_config_get(void)
+{
+  pthread_once(&once, load);
+  return &config;
+}
+
+void dlg_config_reload(void)
+{
+  pthread_once(&once, load);
+  pthread_mutex_lock(&reload_lock);
+  load();
+  pthread_mutex_unlock(&reload_lock);
+}

@@ -1,0 +1,20 @@
+/*
+ * errors.h - the thread-local error message behind dlgemm_last_error().
+ */
+#ifndef DLG_ERRORS_H
+#define DLG_ERRORS_H
+
+#include "dlgemm.h"
+
+#if defined(__GNUC__)
+#define DLG_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define DLG_PRINTF(f, a)
+#endif
+
+/* Record msg for this thread and return status, so that call sites read
+ *   return dlg_fail(DLGEMM_ERR_SHAPE_MISMATCH, "A is %ldx%ld ...", ...); */
+dlgemm_status dlg_fail(dlgemm_status status, const char *fmt, ...) DLG_PRINTF(2, 3);
+void dlg_clear_error(void);
+
+#endif

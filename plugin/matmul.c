@@ -1,0 +1,87 @@
+/*
+ * matmul.c - the DLPack entry points: dlgemm_matmul and the API table.
+ */
+#include <stdio.h>
+#include <string.h>
+#include "calllog.h"
+#include "errors.h"
+#include "route.h"
+#include "validate.h"
+
+#define STR2(x) #x
+#define STR(x) STR2(x)
+
+DLGEMM_API const char *dlgemm_version(void)
+{
+  return STR(DLGEMM_VERSION_MAJOR) "." STR(DLGEMM_VERSION_MINOR) "." STR(DLGEMM_VERSION_PATCH);
+}
+
+DLGEMM_API void dlgemm_options_init(dlgemm_options *opts)
+{
+  if (!opts) return;
+  memset(opts, 0, sizeof *opts);
+  opts->struct_size = sizeof *opts;
+  opts->precision = DLGEMM_PRECISION_STRICT;
+  opts->backend = DLGEMM_BACKEND_AUTO;
+  opts->stream = NULL;
+}
+
+static void describe_layout(const dlg_gemm *g, char *out, size_t len)
+{
+  snprintf(out, len, "A:%s B:%s C:%s", dlg_is_colmajor(&g->a) ? "col" : "row",
+           dlg_is_colmajor(&g->b) ? "col" : "row", dlg_is_colmajor(&g->c) ? "col" : "row");
+}
+
+DLGEMM_API dlgemm_status dlgemm_matmul(const DLTensor *a, const DLTensor *b, DLTensor *c,
+                                       double alpha, double beta, const dlgemm_options *opts)
+{
+  dlgemm_options o;
+  dlg_gemm g;
+  const dlg_backend *be;
+  char why[192], layout[32];
+  dlgemm_status st;
+  double t0;
+
+  if ((st = dlg_validate_options(opts, &o))) return st;
+  memset(&g, 0, sizeof g);
+  if ((st = dlg_validate_tensors(a, b, c, &g))) return st;
+  g.alpha = alpha;
+  g.beta = beta;
+  g.precision = o.precision;
+  g.stream = o.stream;
+  g.origin = "dlgemm_matmul";
+  if (g.m == 0 || g.n == 0 || g.batch == 0) return DLGEMM_OK;
+
+  if (!(be = route_pick_backend(&g, o.backend, why, sizeof why))) return DLGEMM_ERR_NO_BACKEND;
+  t0 = dlg_now();
+  st = be->run(&g);
+  if (st != DLGEMM_OK && be != &dlg_backend_cpu && g.place == DLG_HOST &&
+      o.backend == DLGEMM_BACKEND_AUTO) {
+    /* The GPU failed on host memory: the next BLAS gives the same answer. */
+    snprintf(why, sizeof why, "fallback after %s failed: %s", be->name, dlgemm_last_error());
+    be = &dlg_backend_cpu;
+    st = be->run(&g);
+  }
+  describe_layout(&g, layout, sizeof layout);
+  dlg_log_call(&g, layout, be->name, st == DLGEMM_OK ? why : dlgemm_last_error(),
+               dlg_now() - t0);
+  return st;
+}
+
+static const dlgemm_api api_v1 = {
+    1,
+    sizeof(dlgemm_api),
+    dlgemm_version,
+    dlgemm_options_init,
+    dlgemm_matmul,
+    dlgemm_status_string,
+    dlgemm_last_error,
+};
+
+DLGEMM_API const dlgemm_api *dlgemm_get_api(int abi_version)
+{
+  if (abi_version == 1) return &api_v1;
+  dlg_fail(DLGEMM_ERR_ABI_VERSION, "ABI version %d is not provided; this library (%s) provides "
+           "version 1", abi_version, dlgemm_version());
+  return NULL;
+}

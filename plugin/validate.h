@@ -1,0 +1,19 @@
+/*
+ * validate.h - DLTensor arguments and options into a checked dlg_gemm.
+ */
+#ifndef DLG_VALIDATE_H
+#define DLG_VALIDATE_H
+
+#include "gemm.h"
+
+/* Fill g from the tensors, or return a status (with dlgemm_last_error()
+ * naming the argument) and leave g unspecified.  Reads nothing but the
+ * DLTensor structs: no element of any tensor is touched. */
+dlgemm_status dlg_validate_tensors(const DLTensor *a, const DLTensor *b, const DLTensor *c,
+                                   dlg_gemm *g);
+
+/* Copy the caller's options (NULL: defaults) into out, honouring
+ * struct_size as dlgemm.h describes. */
+dlgemm_status dlg_validate_options(const dlgemm_options *in, dlgemm_options *out);
+
+#endif
