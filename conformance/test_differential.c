@@ -12,6 +12,8 @@
  * is filled with a sentinel and must survive.
  *
  * usage: test_differential [cases]   (DLGEMM_TEST_SEED replays a run)
+ * With DLGEMM_FORCE=gpu it first makes sure the CUDA backend is usable, and
+ * exits 77 (skipped, reason printed) where it is not.
  */
 #include <dlfcn.h>
 #include <math.h>
@@ -20,6 +22,7 @@
 #include <string.h>
 #include "cpu_blas.h"
 #include "dlgemm.h"
+#include "gpu_probe.h"
 #include "testutil.h"
 
 void sgemm_(const char *, const char *, const int *, const int *, const int *, const float *,
@@ -224,6 +227,7 @@ int main(int argc, char **argv)
     return 1;
   }
   bitwise = force && !strcmp(force, "cpu");
+  if (force && !strcmp(force, "gpu") && !cuda_backend_usable("test_differential (gpu)")) return 77;
   for (i = 0; i < 4 * cases; i++) {
     long before = failures;
     switch (i % 4) {

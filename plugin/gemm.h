@@ -52,7 +52,7 @@ static inline double dlg_flops(const dlg_gemm *g)
 
 /* After validation every matrix is either column-major (rs == 1, leading
  * dimension cs >= rows) or row-major (cs == 1, leading dimension rs >= cols);
- * see validate.c's read_layout(). */
+ * see dlg_canonical_layout() in validate.h. */
 static inline int dlg_is_colmajor(const dlg_matrix *x) { return x->rs == 1; }
 static inline int64_t dlg_ld(const dlg_matrix *x) { return x->rs == 1 ? x->cs : x->rs; }
 

@@ -44,8 +44,8 @@ static dlgemm_status read_dtype(const DLTensor *t, const char *name, dlg_dtype *
  * cs), which is exactly what BLAS can be told.  A dimension of extent 1 is
  * never stepped along, so its stride is free and is set to the value that
  * makes the matrix a legal BLAS operand. */
-static dlgemm_status read_layout(const char *name, int64_t rows, int64_t cols, int64_t *rs,
-                                 int64_t *cs)
+dlgemm_status dlg_canonical_layout(const char *name, int64_t rows, int64_t cols, int64_t *rs,
+                                   int64_t *cs)
 {
   if (*rs < 0 || *cs < 0)
     return dlg_fail(DLGEMM_ERR_BAD_STRIDES, "%s: negative strides (%lld, %lld) are not supported",
@@ -110,7 +110,7 @@ static dlgemm_status read_view(const DLTensor *t, const char *name, view *v)
     rs = v->cols;
     bs = v->rows * v->cols;
   }
-  if ((st = read_layout(name, v->rows, v->cols, &rs, &cs))) return st;
+  if ((st = dlg_canonical_layout(name, v->rows, v->cols, &rs, &cs))) return st;
   if (bs < 0)
     return dlg_fail(DLGEMM_ERR_BAD_STRIDES, "%s: negative batch stride %lld", name, (long long)bs);
   if (v->batch <= 1) bs = 0;

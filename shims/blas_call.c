@@ -15,6 +15,7 @@
 #include "cpu_blas.h"
 #include "errors.h"
 #include "route.h"
+#include "validate.h"
 
 typedef void (*xerbla_fn)(const char *srname, const int *info, size_t srname_len);
 
@@ -74,6 +75,11 @@ static void to_gemm(const blas_call *x, dlg_gemm *g)
   g->c = (dlg_matrix){x->c, x->m, x->n, 1, x->ldc, 0};
   g->precision = DLGEMM_PRECISION_STRICT;
   g->origin = x->origin;
+  /* Legal BLAS arguments always have a canonical form; this only normalises
+   * the strides of dimensions of extent 1. */
+  dlg_canonical_layout("A", g->a.rows, g->a.cols, &g->a.rs, &g->a.cs);
+  dlg_canonical_layout("B", g->b.rows, g->b.cols, &g->b.rs, &g->b.cs);
+  dlg_canonical_layout("C", g->c.rows, g->c.cols, &g->c.rs, &g->c.cs);
 }
 
 /* The next BLAS, with the caller's own arguments. */

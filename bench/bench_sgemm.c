@@ -1,0 +1,150 @@
+/*
+ * bench_sgemm - dlgemm's FP32 GEMM against cuBLAS SGEMM, same inputs, same
+ * run, same stream, device-resident column-major operands.
+ *
+ * Method (tool library METHOD.md): random data in [-1, 1); warm-up runs;
+ * each run timed with CUDA events; the median of the runs reported; inputs
+ * larger than L2 or, for small sizes, several input sets rotated so the
+ * cache is not what is measured.  cuBLAS is opened with dlopen (a benchmark
+ * dependency, not a library one): DLGEMM_BENCH_CUBLAS names it if
+ * libcublas.so is not on the loader path.  Each size also reports the
+ * relative difference between the two results, so a fast wrong answer shows.
+ *
+ * usage: bench_sgemm [reps]      prints a table; the last lines are a summary
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cudrv.h"
+#include "dlgemm.h"
+
+typedef int (*cublas_create_fn)(void **);
+typedef int (*cublas_set_stream_fn)(void *, CUstream);
+typedef int (*cublas_sgemm_fn)(void *, int, int, int, int, int, const float *, const float *,
+                               int, const float *, int, const float *, float *, int);
+
+static cudrv cu;
+static CUstream stream;
+static CUevent ev0, ev1;
+
+static int cmp_float(const void *a, const void *b)
+{
+  float x = *(const float *)a, y = *(const float *)b;
+  return (x > y) - (x < y);
+}
+
+static void *open_cublas(void)
+{
+  const char *names[] = {getenv("DLGEMM_BENCH_CUBLAS"), "libcublas.so", "libcublas.so.13",
+                         "libcublas.so.12"};
+  size_t i;
+  for (i = 0; i < sizeof names / sizeof names[0]; i++) {
+    void *h = names[i] ? dlopen(names[i], RTLD_NOW | RTLD_GLOBAL) : NULL;
+    if (h) return h;
+  }
+  fprintf(stderr, "cuBLAS not found: set DLGEMM_BENCH_CUBLAS=/path/to/libcublas.so\n");
+  exit(1);
+}
+
+typedef struct problem { int m, n, k; const char *kind; } problem;
+
+/* Median milliseconds of reps runs of one product (which: 0 dlgemm, 1 cuBLAS). */
+static float time_runs(int which, int reps, void *handle, cublas_sgemm_fn sgemm, int m, int n,
+                       int k, CUdeviceptr *a, CUdeviceptr *b, CUdeviceptr c, int sets)
+{
+  float *ms = malloc(sizeof(float) * (size_t)reps), med, one = 1, zero = 0;
+  int r;
+  for (r = -3; r < reps; r++) { /* three warm-ups */
+    int s = (r + 3) % sets;
+    int64_t as[2] = {m, k}, bs[2] = {k, n}, cs[2] = {m, n};
+    int64_t ast[2] = {1, m}, bst[2] = {1, k}, cst[2] = {1, m};
+    DLTensor ta = {(void *)(uintptr_t)a[s], {kDLCUDA, 0}, 2, {kDLFloat, 32, 1}, as, ast, 0};
+    DLTensor tb = {(void *)(uintptr_t)b[s], {kDLCUDA, 0}, 2, {kDLFloat, 32, 1}, bs, bst, 0};
+    DLTensor tc = {(void *)(uintptr_t)c, {kDLCUDA, 0}, 2, {kDLFloat, 32, 1}, cs, cst, 0};
+    dlgemm_options o;
+    dlgemm_options_init(&o);
+    o.stream = stream;
+    CU(cu.EventRecord(ev0, stream));
+    if (which == 0) {
+      if (dlgemm_matmul(&ta, &tb, &tc, 1.0, 0.0, &o)) {
+        fprintf(stderr, "dlgemm: %s\n", dlgemm_last_error());
+        exit(1);
+      }
+    } else if (sgemm(handle, 0, 0, m, n, k, &one, (const float *)(uintptr_t)a[s], m,
+                     (const float *)(uintptr_t)b[s], k, &zero, (float *)(uintptr_t)c, m)) {
+      fprintf(stderr, "cublasSgemm failed\n");
+      exit(1);
+    }
+    CU(cu.EventRecord(ev1, stream));
+    CU(cu.EventSynchronize(ev1));
+    if (r >= 0) CU(cu.EventElapsedTime(&ms[r], ev0, ev1));
+  }
+  qsort(ms, (size_t)reps, sizeof(float), cmp_float);
+  med = ms[reps / 2];
+  free(ms);
+  return med;
+}
+
+int main(int argc, char **argv)
+{
+  static const problem problems[] = {
+      {1024, 1024, 1024, "square"}, {2048, 2048, 2048, "square"}, {3072, 3072, 3072, "square"},
+      {4096, 4096, 4096, "square"}, {6144, 6144, 6144, "square"}, {8192, 8192, 8192, "square"},
+      {64, 8192, 4096, "skinny"},   {256, 8192, 4096, "skinny"},  {8192, 128, 8192, "skinny"},
+      {8192, 64, 4096, "skinny"},   {256, 256, 16384, "small mn, long k"},
+      {128, 128, 8192, "small mn, long k"}};
+  int reps = argc > 1 ? atoi(argv[1]) : 20, i;
+  void *cublas = open_cublas(), *handle;
+  cublas_sgemm_fn sgemm = (cublas_sgemm_fn)dlsym(cublas, "cublasSgemm_v2");
+  CUcontext ctx;
+  double worst_square = 1e9;
+  cudrv_load(&cu, &ctx);
+  CU(cu.StreamCreate(&stream, CU_STREAM_NON_BLOCKING));
+  CU(cu.EventCreate(&ev0, 0));
+  CU(cu.EventCreate(&ev1, 0));
+  if (((cublas_create_fn)dlsym(cublas, "cublasCreate_v2"))(&handle) ||
+      ((cublas_set_stream_fn)dlsym(cublas, "cublasSetStream_v2"))(handle, stream)) {
+    fprintf(stderr, "cublasCreate failed\n");
+    return 1;
+  }
+  printf("%-18s %6s %6s %6s %10s %10s %7s %9s\n", "shape", "m", "n", "k", "dlgemm", "cuBLAS",
+         "ratio", "rel.diff");
+  for (i = 0; i < (int)(sizeof problems / sizeof problems[0]); i++) {
+    const problem *p = &problems[i];
+    size_t na = (size_t)p->m * p->k, nb = (size_t)p->k * p->n, nc = (size_t)p->m * p->n, e;
+    /* Rotate input sets until they exceed the 50 MB L2 several times over. */
+    int sets = (int)(200e6 / (4.0 * (double)(na + nb)) + 1), s;
+    CUdeviceptr a[16], b[16], c;
+    float *h = malloc(4 * (na > nb ? (na > nc ? na : nc) : (nb > nc ? nb : nc)));
+    float *c1 = malloc(4 * nc), *c2 = malloc(4 * nc);
+    uint64_t x = 88172645463325252ull + (uint64_t)i;
+    double flops = 2.0 * p->m * p->n * p->k, t_dl, t_cb, num = 0, den = 0;
+    if (sets > 16) sets = 16;
+    for (s = 0; s < sets; s++) {
+      CU(cu.MemAlloc(&a[s], 4 * na));
+      CU(cu.MemAlloc(&b[s], 4 * nb));
+      for (e = 0; e < na; e++) x ^= x << 13, x ^= x >> 7, x ^= x << 17, h[e] = (float)((double)(x >> 11) / 4503599627370496.0 - 1.0);
+      CU(cu.MemcpyHtoD(a[s], h, 4 * na));
+      for (e = 0; e < nb; e++) x ^= x << 13, x ^= x >> 7, x ^= x << 17, h[e] = (float)((double)(x >> 11) / 4503599627370496.0 - 1.0);
+      CU(cu.MemcpyHtoD(b[s], h, 4 * nb));
+    }
+    CU(cu.MemAlloc(&c, 4 * nc));
+    t_dl = time_runs(0, reps, handle, sgemm, p->m, p->n, p->k, a, b, c, sets);
+    CU(cu.MemcpyDtoH(c1, c, 4 * nc)); /* last run used set (reps + 2) % sets */
+    t_cb = time_runs(1, reps, handle, sgemm, p->m, p->n, p->k, a, b, c, sets);
+    CU(cu.MemcpyDtoH(c2, c, 4 * nc));
+    for (e = 0; e < nc; e++) num += (c1[e] - c2[e]) * (double)(c1[e] - c2[e]), den += (double)c2[e] * c2[e];
+    printf("%-18s %6d %6d %6d %8.2f T %8.2f T %7.3f %9.2e\n", p->kind, p->m, p->n, p->k,
+           flops / t_dl * 1e-9, flops / t_cb * 1e-9, t_cb / t_dl, sqrt(num / (den + 1e-300)));
+    fflush(stdout);
+    if (!strcmp(p->kind, "square") && t_cb / t_dl < worst_square) worst_square = t_cb / t_dl;
+    for (s = 0; s < sets; s++) cu.MemFree(a[s]), cu.MemFree(b[s]);
+    cu.MemFree(c);
+    free(h), free(c1), free(c2);
+  }
+  printf("TFLOP/s are medians of %d event-timed runs after 3 warm-ups; ratio = dlgemm / cuBLAS\n"
+         "worst square ratio: %.3f\n", reps, worst_square);
+  return 0;
+}

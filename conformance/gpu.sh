@@ -1,0 +1,54 @@
+#!/bin/bash
+# gpu.sh - everything that needs the GPU machine, in one job: build, the
+# whole ctest suite (GPU tests included), netlib's testers with every GEMM
+# forced onto the GPU, compute-sanitizer (memcheck, racecheck), the SASS
+# facts of the embedded kernels, and the benchmark against cuBLAS.
+#
+# usage (on the GPU machine, from the repository root):
+#   source .devdeps/env.sh && conformance/gpu.sh [bench-reps]
+# Logs go to $OUT (or ./gpu-out); the last lines printed are the summary.
+set -u
+out=${OUT:-$PWD/gpu-out}
+mkdir -p "$out"
+reps=${1:-20}
+build=build-gpu
+summary=()
+note() { summary+=("$1"); echo "== $1"; }
+step() { # name, command...
+  local name=$1; shift
+  if "$@" >"$out/$name.log" 2>&1; then note "PASS $name"; else note "FAIL $name (see $name.log)"; tail -30 "$out/$name.log"; fi
+}
+
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv >"$out/gpu.txt" 2>&1
+cat "$out/gpu.txt"
+step build bash -c "cmake -S . -B $build -DCMAKE_BUILD_TYPE=Release && cmake --build $build -j16"
+step ctest ctest --test-dir $build --output-on-failure
+grep -E "tests passed|Skipped|Failed" "$out/ctest.log" | head -20
+
+lib=$PWD/$build/libdlgemm.so
+for spec in "xblat3s sblat3.in SGEMM" "xscblat3 sin3 cblas_sgemm"; do
+  set -- $spec
+  step "netlib_gpu_$1" env DLGEMM_FORCE=gpu conformance/netlib.sh "$lib" "$DEVDEPS_BLAS_TESTS" "$1" "$2" "$3" cuda
+  grep -E "PASS:|FAIL:" "$out/netlib_gpu_$1.log"
+done
+step differential_gpu_300 env DLGEMM_FORCE=gpu $build/conformance/test_differential 300
+tail -1 "$out/differential_gpu_300.log"
+
+for tool in memcheck racecheck; do
+  step "sanitizer_$tool" compute-sanitizer --tool $tool --error-exitcode 9 \
+    $build/conformance/test_cuda 12
+  grep -E "ERROR SUMMARY|passed" "$out/sanitizer_$tool.log"
+done
+step sanitizer_memcheck_host env DLGEMM_FORCE=gpu compute-sanitizer --tool memcheck \
+  --error-exitcode 9 $build/conformance/test_differential 12
+
+cuobjdump -sass "$lib" >"$out/sass.txt" 2>&1
+awk '/Function : /{f=$3} /LDL|STL/{bad[f]++} /LDS.128/{lds[f]++} /FFMA/{ffma[f]++}
+     END{for (f in ffma) printf "sass %-28s FFMA %5d LDS.128 %3d LDL/STL %d\n", f, ffma[f], lds[f], bad[f]+0}' \
+  "$out/sass.txt" | sort | tee "$out/sass_summary.txt"
+
+if [ -x $build/bench/bench_sgemm ]; then
+  $build/bench/bench_sgemm "$reps" 2>&1 | tee "$out/bench.log"
+fi
+echo "---- summary"
+printf '%s\n' "${summary[@]}"

@@ -1,0 +1,127 @@
+/*
+ * backend_cuda.c - the CUDA backend: device state and the backend entry.
+ *
+ * Kernels are SASS compiled ahead of time for sm_80/86/89/90 and embedded as
+ * a fatbin (dlg_cuda_fatbin, generated at build time); cuModuleLoadData picks
+ * the cubin of the device, so nothing is JIT-compiled.  Each device is set up
+ * once, under a lock, on first use.
+ */
+#include <stdio.h>
+#include <string.h>
+#include "cuda_device.h"
+#include "errors.h"
+#include "route.h"
+
+extern const unsigned char dlg_cuda_fatbin[];
+
+static dlg_cuda_device devices[DLG_CUDA_MAX_DEVICES];
+static int device_state[DLG_CUDA_MAX_DEVICES]; /* 0 untried, 1 ready, -1 failed */
+static char device_error[DLG_CUDA_MAX_DEVICES][192];
+static pthread_mutex_t setup_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static const char *const kernel_names[DLG_TILES][4] = {
+    {"dlg_sgemm_128x128_rr", "dlg_sgemm_128x128_rk", "dlg_sgemm_128x128_kr",
+     "dlg_sgemm_128x128_kk"},
+    {"dlg_sgemm_64x64_rr", "dlg_sgemm_64x64_rk", "dlg_sgemm_64x64_kr", "dlg_sgemm_64x64_kk"},
+};
+
+static int setup(dlg_cuda_device *dev, int ordinal, char *why, size_t len)
+{
+  const dlg_cuda_api *cu = dlg_cuda_api_get(why, len);
+  CUdevice d;
+  CUresult r;
+  int count = 0, t, v, major = 0;
+  if (!cu) return -1;
+  if ((r = cu->DeviceGetCount(&count)) != CUDA_SUCCESS || count == 0) {
+    snprintf(why, len, "no CUDA device (%s)", r ? dlg_cuda_error(r) : "count is 0");
+    return -1;
+  }
+  if (ordinal >= count) {
+    snprintf(why, len, "CUDA device %d does not exist (%d present)", ordinal, count);
+    return -1;
+  }
+  if ((r = cu->DeviceGet(&d, ordinal)) || (r = cu->DevicePrimaryCtxRetain(&dev->ctx, d)) ||
+      (r = cu->DeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, d)) ||
+      (r = cu->DeviceGetAttribute(&dev->sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, d))) {
+    snprintf(why, len, "CUDA device %d: %s", ordinal, dlg_cuda_error(r));
+    return -1;
+  }
+  if (major < 8) {
+    snprintf(why, len, "CUDA device %d is sm_%d0; dlgemm's kernels need sm_80 or newer",
+             ordinal, major);
+    return -1;
+  }
+  if ((r = cu->CtxPushCurrent(dev->ctx))) {
+    snprintf(why, len, "CUDA device %d: %s", ordinal, dlg_cuda_error(r));
+    return -1;
+  }
+  r = cu->ModuleLoadData(&dev->module, dlg_cuda_fatbin);
+  for (t = 0; !r && t < DLG_TILES; t++)
+    for (v = 0; !r && v < 4; v++)
+      r = cu->ModuleGetFunction(&dev->sgemm[t][v], dev->module, kernel_names[t][v]);
+  if (!r) r = cu->ModuleGetFunction(&dev->splitk_reduce, dev->module, "dlg_sgemm_splitk_reduce");
+  if (!r) r = cu->StreamCreate(&dev->stream, CU_STREAM_NON_BLOCKING);
+  cu->CtxPopCurrent(NULL);
+  if (r) {
+    snprintf(why, len, "CUDA device %d: loading dlgemm's kernels: %s", ordinal, dlg_cuda_error(r));
+    return -1;
+  }
+  dev->ordinal = ordinal;
+  pthread_mutex_init(&dev->lock, NULL);
+  return 0;
+}
+
+dlg_cuda_device *dlg_cuda_device_get(int ordinal)
+{
+  int state;
+  if (ordinal < 0 || ordinal >= DLG_CUDA_MAX_DEVICES) {
+    dlg_fail(DLGEMM_ERR_UNSUPPORTED_DEVICE, "CUDA device %d is out of range", ordinal);
+    return NULL;
+  }
+  pthread_mutex_lock(&setup_lock);
+  if (!device_state[ordinal])
+    device_state[ordinal] = setup(&devices[ordinal], ordinal, device_error[ordinal],
+                                  sizeof device_error[ordinal]) ? -1 : 1;
+  state = device_state[ordinal];
+  pthread_mutex_unlock(&setup_lock);
+  if (state == 1) return &devices[ordinal];
+  dlg_fail(DLGEMM_ERR_NO_BACKEND, "%s", device_error[ordinal]);
+  return NULL;
+}
+
+static int cuda_probe(char *why, size_t len)
+{
+  if (dlg_cuda_device_get(0)) return 0;
+  snprintf(why, len, "%s", dlgemm_last_error());
+  return DLGEMM_ERR_NO_BACKEND;
+}
+
+/* FP32 for now (FP64 and reduced precisions come with their kernels).  A
+ * TF32 or 3xTF32 request is at least as accurate on the strict kernel. */
+static int cuda_supports(const dlg_gemm *g)
+{
+  return g->dtype == DLG_F32 && (g->place == DLG_HOST || g->place == DLG_CUDA);
+}
+
+static dlgemm_status cuda_run(const dlg_gemm *g)
+{
+  const dlg_cuda_api *cu;
+  dlg_cuda_device *dev = dlg_cuda_device_get(g->place == DLG_CUDA ? g->device_id : 0);
+  char why[160];
+  CUresult r;
+  dlgemm_status st;
+  if (!dev || !(cu = dlg_cuda_api_get(why, sizeof why))) return DLGEMM_ERR_NO_BACKEND;
+  if (g->place == DLG_HOST) return dlg_cuda_sgemm_host(dev, g);
+  /* Device tensors: on the caller's stream, in the device's primary context,
+   * leaving the caller's current context as it was. */
+  if ((r = cu->CtxPushCurrent(dev->ctx)))
+    return dlg_fail(DLGEMM_ERR_BACKEND_FAILED, "CUDA device %d: %s", dev->ordinal,
+                    dlg_cuda_error(r));
+  st = dlg_cuda_sgemm(dev, g, (CUstream)g->stream);
+  cu->CtxPopCurrent(NULL);
+  return st;
+}
+
+const dlg_backend dlg_backend_cuda = {
+    "cuda", DLGEMM_BACKEND_CUDA, cuda_probe, cuda_supports, cuda_run,
+};
