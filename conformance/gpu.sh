@@ -47,6 +47,12 @@ awk '/Function : /{f=$3} /LDL|STL/{bad[f]++} /LDS.128/{lds[f]++} /FFMA/{ffma[f]+
      END{for (f in ffma) printf "sass %-28s FFMA %5d LDS.128 %3d LDL/STL %d\n", f, ffma[f], lds[f], bad[f]+0}' \
   "$out/sass.txt" | sort | tee "$out/sass_summary.txt"
 
+# Where the main kernel's time goes: one 128x128 launch (the 2048^3 case).
+ncu --kernel-name regex:dlg_sgemm_128x128 --launch-count 1 --section SpeedOfLight \
+  --section WarpStateStats --section SchedulerStats --section ComputeWorkloadAnalysis \
+  $build/bench/bench_sgemm 1 >"$out/ncu.txt" 2>&1 &&
+  grep -E "Throughput|Issued Ipc|Stall|Warp Cycles|Eligible|Active Warps|Pipe" "$out/ncu.txt" | head -40
+
 if [ -x $build/bench/bench_sgemm ]; then
   $build/bench/bench_sgemm "$reps" 2>&1 | tee "$out/bench.log"
 fi

@@ -11,7 +11,8 @@ cmake -S "$src/conformance/consumer" -B "$prefix/cm" -DCMAKE_PREFIX_PATH="$prefi
 cmake --build "$prefix/cm" >/dev/null
 LD_LIBRARY_PATH="$prefix/lib:$prefix/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$prefix/cm/consumer"
 pc=$(ls -d "$prefix"/lib*/pkgconfig | head -1)
-flags=$(PKG_CONFIG_PATH="$pc" pkg-config --cflags --libs dlgemm)
+# No sysroot: the scratch prefix is a real path (the GPU machine sets one for .devdeps).
+flags=$(PKG_CONFIG_SYSROOT_DIR= PKG_CONFIG_PATH="$pc" pkg-config --cflags --libs dlgemm)
 cc -o "$prefix/pc_consumer" "$src/conformance/consumer/main.c" $flags ${CPATH:+-I$CPATH}
 LD_LIBRARY_PATH="$prefix/lib:$prefix/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$prefix/pc_consumer"
 echo "PASS: find_package(dlgemm) and pkg-config dlgemm both build and run a consumer"

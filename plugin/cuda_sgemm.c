@@ -55,19 +55,26 @@ static void route_pick_kernel(const dlg_cuda_device *dev, const dlg_gemm *g, pla
   a->m = (int)m, a->n = (int)n, a->k = (int)g->k;
   a->alpha = (float)g->alpha, a->beta = (float)g->beta;
 
-  /* Big tiles when they alone give every SM a block; else 64 x 64, and if
-   * even those leave SMs idle with a long k, split k across blocks. */
-  tiles = (int)(((m + 127) / 128) * ((n + 127) / 128) * g->batch);
-  pl->tile = tiles >= dev->sms ? DLG_TILE_128 : DLG_TILE_64;
+  /* alpha = 0 or k = 0: C = beta * C, and A and B are not read (BLAS reads
+   * neither, so an Inf or NaN there must not reach C through 0 * Inf). */
+  if (g->alpha == 0 || g->k == 0) a->k = 0;
+
+  /* 128 x 128 tiles unless m or n is too small to fill one (the 64 x 64
+   * tile wastes less of a skinny problem).  If the tiles do not give every
+   * SM a block and k is long, split k until they do: each split keeps at
+   * least 256 (128 for small tiles) of k so the split work outweighs the
+   * reduction's pass over C. */
+  pl->tile = (m >= 128 && n >= 128) ? DLG_TILE_128 : DLG_TILE_64;
   pl->bm = pl->bn = pl->tile == DLG_TILE_128 ? 128 : 64;
-  if (pl->tile == DLG_TILE_64) {
-    tiles = (int)(((m + 63) / 64) * ((n + 63) / 64) * g->batch);
-    while (tiles * splits < 2 * dev->sms && g->k / (splits * 2) >= 256 && splits < 32) splits *= 2;
-  }
-  a->splits = splits;
-  a->kchunk = (int)(((g->k + splits - 1) / splits + 7) / 8 * 8);
-  a->splits = (int)((g->k + a->kchunk - 1) / a->kchunk); /* no empty split */
-  if (a->splits < 1) a->splits = 1;
+  tiles = (int)(((m + pl->bm - 1) / pl->bm) * ((n + pl->bn - 1) / pl->bn) * g->batch);
+  while (tiles * splits < dev->sms && a->k / (splits * 2) >= (pl->bm == 128 ? 256 : 128) &&
+         splits < 64)
+    splits *= 2;
+  /* Each split gets a multiple of 8 of k (whole tiles, aligned vectors);
+   * recount so no split is empty.  k = 0 leaves one split of nothing. */
+  a->kchunk = (int)(((a->k + splits - 1) / splits + 7) / 8 * 8);
+  a->splits = a->kchunk ? (int)((a->k + a->kchunk - 1) / a->kchunk) : 1;
+  if (!a->kchunk) a->kchunk = 8;
   pl->variant = a_kc * 2 + b_kc;
   pl->batch = g->batch;
 }
@@ -91,6 +98,9 @@ dlgemm_status dlg_cuda_sgemm(dlg_cuda_device *dev, const dlg_gemm *g, CUstream s
   if (g->m > INT32_MAX || g->n > INT32_MAX || g->k > INT32_MAX)
     return dlg_fail(DLGEMM_ERR_TOO_LARGE, "m, n and k must each fit in 32 bits");
   route_pick_kernel(dev, g, &pl);
+  /* The kernels step through A and B in 32-bit strides of 8 leading dimensions. */
+  if (pl.args.lda > INT32_MAX / 8 || pl.args.ldb > INT32_MAX / 8)
+    return dlg_fail(DLGEMM_ERR_TOO_LARGE, "leading dimension above 2^28 elements");
   if (pl.args.splits > 1) {
     size_t bytes = (size_t)pl.args.m * pl.args.n * pl.args.splits * 4 *
                    (size_t)(pl.batch < zmax / pl.args.splits ? pl.batch : zmax / pl.args.splits);

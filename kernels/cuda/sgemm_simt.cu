@@ -11,21 +11,27 @@
  *
  * Why the layout is what it is (BM = BN = 128 in the main configuration):
  *
- * - 256 threads as a 16 x 16 grid (tm = tid % 16, tn = tid / 16).  Each
- *   thread owns an 8 x 8 block of C held as four 4 x 4 quadrants: rows
- *   tm*4 + {0..3} and 64 + tm*4 + {0..3}, columns likewise with tn.  Splitting
- *   the 8 rows into two groups 64 apart (rather than 8 consecutive rows) is
- *   what lets a warp's fragment loads be 128-bit and conflict-free: the 16
- *   values of tm read 16 consecutive float4 of one shared-memory row (64
- *   floats, each quarter-warp phase touching 8 distinct float4 = 32 banks),
- *   and the two tn values of a warp read 2 float4 that are broadcast.
+ * - 256 threads = 8 warps as 2 (m) x 4 (n); within a warp, 8 (m) x 4 (n)
+ *   lanes.  A thread's row offset is wm*32 + lm*4, its column offset
+ *   wn*16 + ln*4, and it owns an 8 x 8 block of C held as four 4 x 4
+ *   quadrants at those offsets and +64 in each direction.  Splitting the 8
+ *   rows into two groups 64 apart (rather than 8 consecutive rows) is what
+ *   lets fragment loads be 128-bit and conflict-free; the 8 x 4 warp shape is
+ *   what makes each of them cheap: a warp's A fragment is 8 distinct float4
+ *   (128 contiguous bytes, one shared-memory wavefront) and its B fragment 4
+ *   distinct float4 (64 bytes), each broadcast to the lanes that share it.
+ *   (A 16 x 2 warp, the first version, read 256 bytes of A per LDS.128.)
  * - Per 8-deep k step a thread issues 8 x 64 = 512 FFMA against 8 x 4 = 32
  *   LDS.128 (two for A, two for B per k), one tile load from global memory
  *   (16-byte where aligned), its stores to shared memory and ONE barrier:
  *   the 0.9 FFMA fraction the SASS gate checks for.
  * - Shared memory is double-buffered (2 x 8 x (BM + BN) floats = 16 KB), so
  *   the next tile is stored into the buffer nobody reads while the current
- *   one is consumed: the barrier at the end of a step is the only one.
+ *   one is consumed, and one barrier per tile suffices.  It sits inside the
+ *   last k step, before that step's FFMAs (whose fragments are already in
+ *   registers), followed at once by the next tile's first fragment loads:
+ *   the FFMAs then cover the LDS latency that a barrier at the end of the
+ *   step would leave exposed (measured: 31% of stalls were that wait).
  * - The next tile's global loads are issued before the current tile's FFMA
  *   and consumed after them, so their latency hides under 512 FFMA.
  * - Fragments are read one k ahead (double-buffered registers) so that the
@@ -73,50 +79,48 @@ static __device__ __forceinline__ float4 load4(const float *p, int valid, int ve
  * the main loop carries one pointer per operand, not index arithmetic. */
 template <int ROWS, bool KC>
 struct tile_loader {
+  /* Which float4 of the tile this thread moves: derived from threadIdx.x on
+   * use rather than kept, since registers are what this kernel runs out of. */
+  static __device__ __forceinline__ bool active() { return ROWS * BK / 4 >= THREADS || threadIdx.x < ROWS * BK / 4; }
+  static __device__ __forceinline__ int kofs() { return KC ? (threadIdx.x / ROWS) * 4 : threadIdx.x / (ROWS / 4); }
+  static __device__ __forceinline__ int row() { return KC ? threadIdx.x % ROWS : (threadIdx.x % (ROWS / 4)) * 4; }
+
   const float *ptr;
-  int active;    /* this thread has a float4 of the tile */
-  int kofs;      /* its k offset within the tile */
-  int row;       /* its row (or first of four rows) within the tile */
-  int rows_left; /* rows from its row to the matrix edge */
-  int vec;
-  long long step;
+  int step;      /* elements from one tile to the next (the host keeps BK*ld < 2^31) */
+  int rows_left; /* rows from this thread's row to the matrix edge */
   float4 v;
 
-  __device__ __forceinline__ void init(const float *base, long long ld, int row0, int rows,
-                                       int vec_ok)
+  __device__ __forceinline__ void init(const float *base, long long ld, int row0, int rows)
   {
-    const int idx = threadIdx.x;
-    active = idx < ROWS * BK / 4;
-    if (KC) row = idx % ROWS, kofs = (idx / ROWS) * 4;
-    else kofs = idx / (ROWS / 4), row = (idx % (ROWS / 4)) * 4;
-    rows_left = rows - row0 - row;
-    ptr = KC ? base + (long long)(row0 + row) * ld + kofs : base + kofs * ld + row0 + row;
-    step = KC ? BK : BK * ld;
-    vec = vec_ok;
+    rows_left = rows - row0 - row();
+    ptr = KC ? base + (long long)(row0 + row()) * ld + kofs() : base + kofs() * ld + row0 + row();
+    step = KC ? BK : BK * (int)ld;
   }
 
-  /* Load the tile whose k range starts klen_left elements before the end. */
-  __device__ __forceinline__ void load(int klen_left)
+  /* Load the tile whose k range starts klen_left elements before the end.
+   * vec comes straight from the kernel parameters (constant bank), which
+   * costs no register. */
+  __device__ __forceinline__ void load(int klen_left, int vec)
   {
     v = make_float4(0.f, 0.f, 0.f, 0.f);
     if (KC) {
-      if (active && rows_left > 0) v = load4(ptr, klen_left - kofs, vec);
+      if (active() && rows_left > 0) v = load4(ptr, klen_left - kofs(), vec);
     } else {
-      if (active && kofs < klen_left) v = load4(ptr, rows_left, vec);
+      if (active() && kofs() < klen_left) v = load4(ptr, rows_left, vec);
     }
     ptr += step;
   }
 
   __device__ __forceinline__ void store(float (*s)[ROWS]) const
   {
-    if (!active) return;
+    if (!active()) return;
     if (KC) { /* transpose: 32 consecutive rows per warp, conflict-free */
-      s[kofs + 0][row] = v.x;
-      s[kofs + 1][row] = v.y;
-      s[kofs + 2][row] = v.z;
-      s[kofs + 3][row] = v.w;
+      s[kofs() + 0][row()] = v.x;
+      s[kofs() + 1][row()] = v.y;
+      s[kofs() + 2][row()] = v.z;
+      s[kofs() + 3][row()] = v.w;
     } else {
-      *reinterpret_cast<float4 *>(&s[kofs][row]) = v;
+      *reinterpret_cast<float4 *>(&s[kofs()][row()]) = v;
     }
   }
 };
@@ -128,7 +132,9 @@ static __device__ __forceinline__ void gemm_tile(const gemm_args &p)
   __shared__ __align__(16) float As[2][BK][BM];
   __shared__ __align__(16) float Bs[2][BK][BN];
 
-  const int tm = threadIdx.x % 16, tn = threadIdx.x / 16;
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  const int tm = (warp % 2) * 8 + lane % 8; /* row offset / 4 within a quadrant */
+  const int tn = (warp / 2) * 4 + lane / 8; /* column offset / 4 */
   const int m0 = blockIdx.x * BM, n0 = blockIdx.y * BN;
   const int z = blockIdx.z, batch = z / p.splits, split = z % p.splits;
   const int kbeg = split * p.kchunk;
@@ -145,29 +151,30 @@ static __device__ __forceinline__ void gemm_tile(const gemm_args &p)
 #pragma unroll
     for (int j = 0; j < QN * 4; j++) acc[i][j] = 0.f;
 
-  const int ntiles = (klen + BK - 1) / BK;
-  la.init(A, p.lda, m0, p.m, p.vec_a);
-  lb.init(B, p.ldb, n0, p.n, p.vec_b);
-  la.load(klen);
-  lb.load(klen);
+  la.init(A, p.lda, m0, p.m);
+  lb.init(B, p.ldb, n0, p.n);
+  la.load(klen, p.vec_a);
+  lb.load(klen, p.vec_b);
   la.store(As[0]);
   lb.store(Bs[0]);
   __syncthreads();
+
+  const int ntiles = (klen + BK - 1) / BK;
+  float fa[2][QM * 4], fb[2][QN * 4];
+#pragma unroll
+  for (int q = 0; q < QM; q++)
+    *reinterpret_cast<float4 *>(&fa[0][q * 4]) = *reinterpret_cast<const float4 *>(&As[0][0][q * 64 + tm * 4]);
+#pragma unroll
+  for (int q = 0; q < QN; q++)
+    *reinterpret_cast<float4 *>(&fb[0][q * 4]) = *reinterpret_cast<const float4 *>(&Bs[0][0][q * 64 + tn * 4]);
 
   for (int t = 0; t < ntiles; t++) {
     const int cur = t & 1;
     const bool more = t + 1 < ntiles;
     if (more) { /* issue the next tile's global loads now, consume them late */
-      la.load(klen - (t + 1) * BK);
-      lb.load(klen - (t + 1) * BK);
+      la.load(klen - (t + 1) * BK, p.vec_a);
+      lb.load(klen - (t + 1) * BK, p.vec_b);
     }
-    float fa[2][QM * 4], fb[2][QN * 4];
-#pragma unroll
-    for (int q = 0; q < QM; q++)
-      *reinterpret_cast<float4 *>(&fa[0][q * 4]) = *reinterpret_cast<const float4 *>(&As[cur][0][q * 64 + tm * 4]);
-#pragma unroll
-    for (int q = 0; q < QN; q++)
-      *reinterpret_cast<float4 *>(&fb[0][q * 4]) = *reinterpret_cast<const float4 *>(&Bs[cur][0][q * 64 + tn * 4]);
 #pragma unroll
     for (int kk = 0; kk < BK; kk++) {
       const int f = kk & 1;
@@ -178,17 +185,26 @@ static __device__ __forceinline__ void gemm_tile(const gemm_args &p)
 #pragma unroll
         for (int q = 0; q < QN; q++)
           *reinterpret_cast<float4 *>(&fb[f ^ 1][q * 4]) = *reinterpret_cast<const float4 *>(&Bs[cur][kk + 1][q * 64 + tn * 4]);
+      } else if (more) {
+        /* maxas's placement of the one barrier: the last step's fragments
+         * are already in registers, so store the next tile, synchronise and
+         * fetch the next tile's first fragments before this step's FFMAs,
+         * which then hide the latency of those loads. */
+        la.store(As[cur ^ 1]);
+        lb.store(Bs[cur ^ 1]);
+        __syncthreads();
+#pragma unroll
+        for (int q = 0; q < QM; q++)
+          *reinterpret_cast<float4 *>(&fa[f ^ 1][q * 4]) = *reinterpret_cast<const float4 *>(&As[cur ^ 1][0][q * 64 + tm * 4]);
+#pragma unroll
+        for (int q = 0; q < QN; q++)
+          *reinterpret_cast<float4 *>(&fb[f ^ 1][q * 4]) = *reinterpret_cast<const float4 *>(&Bs[cur ^ 1][0][q * 64 + tn * 4]);
       }
 #pragma unroll
       for (int i = 0; i < QM * 4; i++)
 #pragma unroll
         for (int j = 0; j < QN * 4; j++) acc[i][j] = fmaf(fa[f][i], fb[f][j], acc[i][j]);
     }
-    if (more) {
-      la.store(As[cur ^ 1]);
-      lb.store(Bs[cur ^ 1]);
-    }
-    __syncthreads();
   }
 
   /* Epilogue.  Split-K partials go to a compact m x n workspace slice. */
