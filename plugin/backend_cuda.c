@@ -78,10 +78,14 @@ dlg_cuda_device *dlg_cuda_device_get(int ordinal)
     dlg_fail(DLGEMM_ERR_UNSUPPORTED_DEVICE, "CUDA device %d is out of range", ordinal);
     return NULL;
   }
+  /* Every routed call probes; once a device is ready that must not cost a lock. */
+  if (__atomic_load_n(&device_state[ordinal], __ATOMIC_ACQUIRE) == 1) return &devices[ordinal];
   pthread_mutex_lock(&setup_lock);
   if (!device_state[ordinal])
-    device_state[ordinal] = setup(&devices[ordinal], ordinal, device_error[ordinal],
-                                  sizeof device_error[ordinal]) ? -1 : 1;
+    __atomic_store_n(&device_state[ordinal],
+                     setup(&devices[ordinal], ordinal, device_error[ordinal],
+                           sizeof device_error[ordinal]) ? -1 : 1,
+                     __ATOMIC_RELEASE);
   state = device_state[ordinal];
   pthread_mutex_unlock(&setup_lock);
   if (state == 1) return &devices[ordinal];
