@@ -10,7 +10,8 @@
  * libcublas.so is not on the loader path.  Each size also reports the
  * relative difference between the two results, so a fast wrong answer shows.
  *
- * usage: bench_sgemm [reps]      prints a table; the last lines are a summary
+ * usage: bench_sgemm [reps [m n k]]   prints a table (every shape, or the one
+ *                                     given); the last lines are a summary
  */
 #include <math.h>
 #include <stdint.h>
@@ -95,7 +96,8 @@ int main(int argc, char **argv)
       {64, 8192, 4096, "skinny"},   {256, 8192, 4096, "skinny"},  {8192, 128, 8192, "skinny"},
       {8192, 64, 4096, "skinny"},   {256, 256, 16384, "small mn, long k"},
       {128, 128, 8192, "small mn, long k"}};
-  int reps = argc > 1 ? atoi(argv[1]) : 20, i;
+  int reps = argc > 1 ? atoi(argv[1]) : 20, i, count = (int)(sizeof problems / sizeof problems[0]);
+  problem one = {0, 0, 0, "given"};
   void *cublas = open_cublas(), *handle;
   cublas_sgemm_fn sgemm = (cublas_sgemm_fn)dlsym(cublas, "cublasSgemm_v2");
   CUcontext ctx;
@@ -111,8 +113,13 @@ int main(int argc, char **argv)
   }
   printf("%-18s %6s %6s %6s %10s %10s %7s %9s\n", "shape", "m", "n", "k", "dlgemm", "cuBLAS",
          "ratio", "rel.diff");
-  for (i = 0; i < (int)(sizeof problems / sizeof problems[0]); i++) {
-    const problem *p = &problems[i];
+  if (argc > 4) one.m = atoi(argv[2]), one.n = atoi(argv[3]), one.k = atoi(argv[4]), count = 1;
+  if (reps < 1 || (count == 1 && (one.m < 1 || one.n < 1 || one.k < 1))) {
+    fprintf(stderr, "usage: bench_sgemm [reps [m n k]]\n");
+    return 2;
+  }
+  for (i = 0; i < count; i++) {
+    const problem *p = count == 1 ? &one : &problems[i];
     size_t na = (size_t)p->m * p->k, nb = (size_t)p->k * p->n, nc = (size_t)p->m * p->n, e;
     /* Rotate input sets until they exceed the 50 MB L2 several times over. */
     int sets = (int)(200e6 / (4.0 * (double)(na + nb)) + 1), s;

@@ -138,6 +138,7 @@ START_TEST(bad_environment_is_reported_and_ignored)
   setenv("DLGEMM_FORCE", "sometimes", 1);
   setenv("DLGEMM_MIN_MNK", "lots", 1);
   setenv("DLGEMM_VERBOSE", "maybe", 1);
+  setenv("DLGEMM_SGEMM_TILE", "128x", 1);
   reload_capturing(err, sizeof err);
   cfg = dlg_config_get();
   ck_assert_int_eq(cfg->force, DLG_FORCE_AUTO);
@@ -146,11 +147,16 @@ START_TEST(bad_environment_is_reported_and_ignored)
   ck_assert_msg(strstr(err, "ignoring DLGEMM_FORCE='sometimes'"), "stderr: %s", err);
   ck_assert(strstr(err, "ignoring DLGEMM_MIN_MNK='lots'"));
   ck_assert(strstr(err, "ignoring DLGEMM_VERBOSE='maybe'"));
+  ck_assert(strstr(err, "ignoring DLGEMM_SGEMM_TILE='128x'"));
+  ck_assert_int_eq(cfg->tile_bm, 0);
   setenv("DLGEMM_FORCE", "GPU", 1);
   setenv("DLGEMM_MIN_MNK", "1e6", 1);
   setenv("DLGEMM_VERBOSE", "1", 1);
   setenv("DLGEMM_CPU_BLAS", "/opt/blas.so", 1);
+  setenv("DLGEMM_SGEMM_TILE", "256x128", 1);
   reload_capturing(err, sizeof err);
+  ck_assert_int_eq(cfg->tile_bm, 256);
+  ck_assert_int_eq(cfg->tile_bn, 128);
   ck_assert_int_eq(cfg->force, DLG_FORCE_GPU);
   ck_assert(cfg->min_mnk == 1e6);
   ck_assert_int_eq(cfg->verbose, 1);

@@ -19,18 +19,56 @@ static int device_state[DLG_CUDA_MAX_DEVICES]; /* 0 untried, 1 ready, -1 failed 
 static char device_error[DLG_CUDA_MAX_DEVICES][192];
 static pthread_mutex_t setup_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static const char *const kernel_names[DLG_TILES][4] = {
-    {"dlg_sgemm_128x128_rr", "dlg_sgemm_128x128_rk", "dlg_sgemm_128x128_kr",
-     "dlg_sgemm_128x128_kk"},
-    {"dlg_sgemm_64x64_rr", "dlg_sgemm_64x64_rk", "dlg_sgemm_64x64_kr", "dlg_sgemm_64x64_kk"},
-};
+#define DLG_TILE_ROW(id, bm, bn, bk, stages, minb, order) {bm, bn, DLG_SGEMM_SMEM(bm, bn, bk, stages)},
+const dlg_sgemm_tile dlg_sgemm_tiles[DLG_TILES] = {DLG_SGEMM_TILE_LIST(DLG_TILE_ROW)};
+#undef DLG_TILE_ROW
+
+/* The tile's kernels (dlg_sgemm_<BM>x<BN>_<ab>, see sgemm_simt.cu), allowed
+ * their dynamic shared memory, and how many of their blocks an SM holds. */
+static CUresult load_tile(const dlg_cuda_api *cu, dlg_cuda_device *dev, int t)
+{
+  static const char *const variant[4] = {"rr", "rk", "kr", "kk"};
+  char name[64];
+  CUresult r = CUDA_SUCCESS;
+  int v;
+  for (v = 0; !r && v < 4; v++) {
+    snprintf(name, sizeof name, "dlg_sgemm_%dx%d_%s", dlg_sgemm_tiles[t].bm,
+             dlg_sgemm_tiles[t].bn, variant[v]);
+    r = cu->ModuleGetFunction(&dev->sgemm[t][v], dev->module, name);
+    if (!r)
+      r = cu->FuncSetAttribute(dev->sgemm[t][v], CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                               dlg_sgemm_tiles[t].smem);
+  }
+  if (!r)
+    r = cu->OccupancyMaxActiveBlocksPerMultiprocessor(&dev->blocks_per_sm[t], dev->sgemm[t][0],
+                                                      DLG_SGEMM_THREADS,
+                                                      (size_t)dlg_sgemm_tiles[t].smem);
+  if (!r && dev->blocks_per_sm[t] < 1) r = CUDA_ERROR_INVALID_VALUE;
+  return r;
+}
+
+/* dlgemm's own pool, so its workspaces neither come from nor trim the
+ * application's default pool; freed blocks stay reserved (up to the
+ * threshold) and the next call on any stream reuses them. */
+static CUresult create_pool(const dlg_cuda_api *cu, dlg_cuda_device *dev, int ordinal)
+{
+  CUmemPoolProps props;
+  cuuint64_t keep = 256u << 20;
+  CUresult r;
+  memset(&props, 0, sizeof props);
+  props.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
+  props.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+  props.location.id = ordinal;
+  if ((r = cu->MemPoolCreate(&dev->pool, &props))) return r;
+  return cu->MemPoolSetAttribute(dev->pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &keep);
+}
 
 static int setup(dlg_cuda_device *dev, int ordinal, char *why, size_t len)
 {
   const dlg_cuda_api *cu = dlg_cuda_api_get(why, len);
   CUdevice d;
   CUresult r;
-  int count = 0, t, v, major = 0;
+  int count = 0, t, major = 0;
   if (!cu) return -1;
   if ((r = cu->DeviceGetCount(&count)) != CUDA_SUCCESS || count == 0) {
     snprintf(why, len, "no CUDA device (%s)", r ? dlg_cuda_error(r) : "count is 0");
@@ -56,10 +94,9 @@ static int setup(dlg_cuda_device *dev, int ordinal, char *why, size_t len)
     return -1;
   }
   r = cu->ModuleLoadData(&dev->module, dlg_cuda_fatbin);
-  for (t = 0; !r && t < DLG_TILES; t++)
-    for (v = 0; !r && v < 4; v++)
-      r = cu->ModuleGetFunction(&dev->sgemm[t][v], dev->module, kernel_names[t][v]);
+  for (t = 0; !r && t < DLG_TILES; t++) r = load_tile(cu, dev, t);
   if (!r) r = cu->ModuleGetFunction(&dev->splitk_reduce, dev->module, "dlg_sgemm_splitk_reduce");
+  if (!r) r = create_pool(cu, dev, ordinal);
   if (!r) r = cu->StreamCreate(&dev->stream, CU_STREAM_NON_BLOCKING);
   cu->CtxPopCurrent(NULL);
   if (r) {

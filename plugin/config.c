@@ -60,6 +60,20 @@ static double parse_nonnegative(const char *name, double fallback)
   return x;
 }
 
+/* "<BM>x<BN>" or auto; whether such a tile exists is the CUDA backend's
+ * business (it ignores a pin it has no kernel for, and says so). */
+static void parse_tile(int *bm, int *bn)
+{
+  const char *v = getenv("DLGEMM_SGEMM_TILE");
+  char tail;
+  *bm = *bn = 0;
+  if (!v || !*v || !strcasecmp(v, "auto")) return;
+  if (sscanf(v, "%dx%d%c", bm, bn, &tail) != 2 || *bm <= 0 || *bn <= 0) {
+    complain("DLGEMM_SGEMM_TILE", v, "<BM>x<BN>, e.g. 128x256, or auto");
+    *bm = *bn = 0;
+  }
+}
+
 static void load(void)
 {
   const char *blas = getenv("DLGEMM_CPU_BLAS");
@@ -67,6 +81,7 @@ static void load(void)
   config.force = parse_force();
   config.min_mnk = parse_nonnegative("DLGEMM_MIN_MNK", DLG_DEFAULT_MIN_MNK);
   config.cpu_blas = (blas && *blas) ? blas : NULL;
+  parse_tile(&config.tile_bm, &config.tile_bn);
 }
 
 const dlg_config *dlg_config_get(void)

@@ -6,18 +6,24 @@
 #define DLG_CUDA_DEVICE_H
 
 #include <pthread.h>
+#include "../kernels/cuda/sgemm_args.h"
 #include "cuda_driver.h"
 #include "gemm.h"
 
 enum { DLG_CUDA_MAX_DEVICES = 16 };
-enum { DLG_TILE_128 = 0, DLG_TILE_64 = 1, DLG_TILES = 2 };
+
+/* A block tile of the SIMT kernels (DLG_SGEMM_TILE_LIST order). */
+typedef struct dlg_sgemm_tile { int bm, bn, smem; } dlg_sgemm_tile;
+extern const dlg_sgemm_tile dlg_sgemm_tiles[DLG_TILES];
 
 typedef struct dlg_cuda_device {
   int ordinal;
   CUcontext ctx;     /* the primary context: the one the runtime API uses too */
   CUmodule module;
   CUfunction sgemm[DLG_TILES][4]; /* [tile][a_kc * 2 + b_kc] */
+  int blocks_per_sm[DLG_TILES];   /* occupancy of each tile's kernels */
   CUfunction splitk_reduce;
+  CUmemoryPool pool; /* split-K workspaces: stream-ordered, kept for reuse */
   int sms;
   /* Host-array path: one stream and one grow-only buffer, under lock. */
   pthread_mutex_t lock;

@@ -22,10 +22,15 @@ typedef struct dlg_cuda_api {
   CUresult (*CtxPopCurrent)(CUcontext *);
   CUresult (*ModuleLoadData)(CUmodule *, const void *);
   CUresult (*ModuleGetFunction)(CUfunction *, CUmodule, const char *);
+  CUresult (*FuncSetAttribute)(CUfunction, CUfunction_attribute, int);
   CUresult (*MemAlloc)(CUdeviceptr *, size_t);
   CUresult (*MemFree)(CUdeviceptr);
   CUresult (*MemAllocAsync)(CUdeviceptr *, size_t, CUstream);
   CUresult (*MemFreeAsync)(CUdeviceptr, CUstream);
+  CUresult (*MemPoolCreate)(CUmemoryPool *, const CUmemPoolProps *);
+  CUresult (*MemPoolSetAttribute)(CUmemoryPool, CUmemPool_attribute, void *);
+  CUresult (*MemAllocFromPoolAsync)(CUdeviceptr *, size_t, CUmemoryPool, CUstream);
+  CUresult (*OccupancyMaxActiveBlocksPerMultiprocessor)(int *, CUfunction, int, size_t);
   CUresult (*Memcpy2DAsync)(const CUDA_MEMCPY2D *, CUstream);
   CUresult (*StreamCreate)(CUstream *, unsigned);
   CUresult (*StreamSynchronize)(CUstream);

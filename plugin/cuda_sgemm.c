@@ -6,8 +6,9 @@
  * C^T = B^T A^T), decides which operand dimension is contiguous, picks the
  * tile and the split of k, and launches.  The kernels know only tiles.
  */
+#include <math.h>
 #include <stdint.h>
-#include "../kernels/cuda/sgemm_args.h"
+#include "config.h"
 #include "cuda_device.h"
 #include "errors.h"
 
@@ -31,6 +32,45 @@ typedef struct plan {
   long long batch;
 } plan;
 
+/* The cost model behind route_pick_kernel, in SM cycles.  A block of tile t
+ * computes bm*bn*kc FMAs; an SM holds blocks_per_sm[t] of them and issues
+ * 128 FMA lanes per cycle at the tile's main-loop efficiency; blocks run in
+ * waves of sms * blocks_per_sm.  Each wave also pays the pipeline fill and
+ * the epilogue, and split-K pays a pass over the partial sums and a launch.
+ * The efficiencies are the measured ratios of the kernels' FFMA rates on
+ * the H100 (bench/NOTES.md); only their ratios matter. */
+static const double tile_efficiency[DLG_TILES] = {
+    [DLG_TILE_128x256] = 0.68, [DLG_TILE_256x128] = 0.72,
+    [DLG_TILE_128x128] = 0.76, [DLG_TILE_64x64] = 0.35};
+enum { WAVE_CYCLES = 3000, LAUNCH_CYCLES = 4000, BYTES_PER_CYCLE = 1500 };
+
+static double ceil_div(double a, double b) { return ceil(a / b); }
+
+static double plan_cost(const dlg_cuda_device *dev, int t, double m, double n, double k,
+                        double batch, int splits)
+{
+  const double bm = dlg_sgemm_tiles[t].bm, bn = dlg_sgemm_tiles[t].bn;
+  const double occ = dev->blocks_per_sm[t];
+  const double kc = ceil_div(ceil_div(k, splits), 8) * 8;
+  double blocks = ceil_div(m, bm) * ceil_div(n, bn) * batch * splits;
+  double cost = ceil_div(blocks, dev->sms * occ) *
+                (occ * bm * bn * (kc > 8 ? kc : 8) / (128 * tile_efficiency[t]) + WAVE_CYCLES);
+  if (splits > 1) /* partials written and read once more, C written */
+    cost += m * n * batch * (splits * 8.0 + 8) / BYTES_PER_CYCLE + LAUNCH_CYCLES;
+  return cost;
+}
+
+/* The tile DLGEMM_SGEMM_TILE pins, or -1 (none, or no such kernel). */
+static int pinned_tile(void)
+{
+  const dlg_config *cfg = dlg_config_get();
+  int t;
+  if (!cfg->tile_bm) return -1;
+  for (t = 0; t < DLG_TILES; t++)
+    if (dlg_sgemm_tiles[t].bm == cfg->tile_bm && dlg_sgemm_tiles[t].bn == cfg->tile_bn) return t;
+  return -1;
+}
+
 /* route_pick_kernel: the kernel variant, tile and split-K for g. */
 static void route_pick_kernel(const dlg_cuda_device *dev, const dlg_gemm *g, plan *pl)
 {
@@ -38,8 +78,9 @@ static void route_pick_kernel(const dlg_cuda_device *dev, const dlg_gemm *g, pla
   const int swap = !dlg_is_colmajor(&g->c);
   /* In the column-major problem X = op1 * op2 with X m' x n'. */
   const dlg_matrix *x1 = swap ? &g->b : &g->a, *x2 = swap ? &g->a : &g->b;
-  int a_kc, b_kc, tiles, splits = 1;
+  int a_kc, b_kc, t, splits, pin = pinned_tile();
   int64_t m = swap ? g->n : g->m, n = swap ? g->m : g->n;
+  double best = HUGE_VAL;
 
   /* op1(i,l) is A(i,l) = A[i*rs + l*cs], or B^T(i,l) = B[l*rs + i*cs]; it is
    * k-contiguous when its row index i is not the unit stride. */
@@ -59,20 +100,21 @@ static void route_pick_kernel(const dlg_cuda_device *dev, const dlg_gemm *g, pla
    * neither, so an Inf or NaN there must not reach C through 0 * Inf). */
   if (g->alpha == 0 || g->k == 0) a->k = 0;
 
-  /* 128 x 128 tiles unless m or n is too small to fill one (the 64 x 64
-   * tile wastes less of a skinny problem).  If the tiles do not give every
-   * SM a block and k is long, split k until they do: each split keeps at
-   * least 256 (128 for small tiles) of k so the split work outweighs the
-   * reduction's pass over C. */
-  pl->tile = (m >= 128 && n >= 128) ? DLG_TILE_128 : DLG_TILE_64;
-  pl->bm = pl->bn = pl->tile == DLG_TILE_128 ? 128 : 64;
-  tiles = (int)(((m + pl->bm - 1) / pl->bm) * ((n + pl->bn - 1) / pl->bn) * g->batch);
-  while (tiles * splits < dev->sms && a->k / (splits * 2) >= (pl->bm == 128 ? 256 : 128) &&
-         splits < 64)
-    splits *= 2;
-  /* Each split gets a multiple of 8 of k (whole tiles, aligned vectors);
+  /* The cheapest (tile, split) by the model; each split keeps at least 256
+   * of k, so a split's work outweighs its share of the reduction. */
+  pl->tile = DLG_TILE_128x128, splits = 1;
+  for (t = 0; t < DLG_TILES; t++) {
+    int s;
+    if (pin >= 0 && t != pin) continue;
+    for (s = 1; s <= 64 && (s == 1 || a->k / s >= 256); s *= 2) {
+      double c = plan_cost(dev, t, (double)m, (double)n, (double)a->k, (double)g->batch, s);
+      if (c < best) best = c, pl->tile = t, splits = s;
+    }
+  }
+  pl->bm = dlg_sgemm_tiles[pl->tile].bm, pl->bn = dlg_sgemm_tiles[pl->tile].bn;
+  /* Each split gets a multiple of 16 of k (whole tiles of every BK);
    * recount so no split is empty.  k = 0 leaves one split of nothing. */
-  a->kchunk = (int)(((a->k + splits - 1) / splits + 7) / 8 * 8);
+  a->kchunk = (int)(((a->k + splits - 1) / splits + 15) / 16 * 16);
   a->splits = a->kchunk ? (int)((a->k + a->kchunk - 1) / a->kchunk) : 1;
   if (!a->kchunk) a->kchunk = 8;
   pl->variant = a_kc * 2 + b_kc;
@@ -104,7 +146,8 @@ dlgemm_status dlg_cuda_sgemm(dlg_cuda_device *dev, const dlg_gemm *g, CUstream s
   if (pl.args.splits > 1) {
     size_t bytes = (size_t)pl.args.m * pl.args.n * pl.args.splits * 4 *
                    (size_t)(pl.batch < zmax / pl.args.splits ? pl.batch : zmax / pl.args.splits);
-    if ((r = cu->MemAllocAsync(&work, bytes, stream))) return launched(r, "workspace allocation");
+    if ((r = cu->MemAllocFromPoolAsync(&work, bytes, dev->pool, stream)))
+      return launched(r, "workspace allocation");
   }
   /* grid.z = batch * splits must stay under 65536: launch in batch chunks. */
   for (b0 = 0; b0 < pl.batch && !r; ) {
@@ -116,7 +159,8 @@ dlgemm_status dlg_cuda_sgemm(dlg_cuda_device *dev, const dlg_gemm *g, CUstream s
     if (a.splits > 1) a.c = (float *)(uintptr_t)work;
     r = cu->LaunchKernel(dev->sgemm[pl.tile][pl.variant], (unsigned)((a.m + pl.bm - 1) / pl.bm),
                          (unsigned)((a.n + pl.bn - 1) / pl.bn), (unsigned)(nb * a.splits),
-                         DLG_SGEMM_THREADS, 1, 1, 0, stream, params, NULL);
+                         DLG_SGEMM_THREADS, 1, 1, (unsigned)dlg_sgemm_tiles[pl.tile].smem,
+                         stream, params, NULL);
     if (!r && a.splits > 1) {
       const float *w = (const float *)(uintptr_t)work;
       float *c = pl.args.c + b0 * pl.args.sc;

@@ -1,7 +1,7 @@
 /*
- * sgemm_args.h - the one kernel parameter of the SIMT SGEMM kernels, shared
- * by the CUDA source and the host code that launches them (plain C), so the
- * two can never disagree on its layout.
+ * sgemm_args.h - the one kernel parameter of the SIMT SGEMM kernels and the
+ * table of their tile shapes, shared by the CUDA source and the host code
+ * that launches them (plain C), so the two can never disagree.
  */
 #ifndef DLG_SGEMM_ARGS_H
 #define DLG_SGEMM_ARGS_H
@@ -19,5 +19,48 @@ typedef struct dlg_sgemm_args {
 } dlg_sgemm_args;
 
 #define DLG_SGEMM_THREADS 256
+
+/* Floats added to each row of a shared-memory tile (sgemm_simt.cu says why). */
+#define DLG_SGEMM_PAD 4
+
+/* The block tiles: X(id, BM, BN, BK, STAGES, MINB, ORDER) is a BM x BN tile
+ * of C stepping BK through k with STAGES shared-memory stages, its register
+ * budget set for MINB blocks per SM, its FFMAs issued in ORDER (see
+ * ffma_block in sgemm_simt.cu).  Kernels are dlg_sgemm_<BM>x<BN>_<ab>;
+ * sgemm_simt.cu instantiates this list and the host builds its table and
+ * the dynamic shared memory sizes from it, so they cannot disagree.  The
+ * values are the best measured on the H100 (bench/NOTES.md); the macros let
+ * a tuning run (cmake -DDLGEMM_CUDA_TUNE=...) try others without edits. */
+#ifndef DLG_SGEMM_BIG_BK
+#define DLG_SGEMM_BIG_BK 8
+#endif
+#ifndef DLG_SGEMM_BIG_STAGES
+#define DLG_SGEMM_BIG_STAGES 4
+#endif
+#ifndef DLG_SGEMM_BIG_ORDER
+#define DLG_SGEMM_BIG_ORDER 1
+#endif
+#ifndef DLG_SGEMM_MID_BK
+#define DLG_SGEMM_MID_BK 16
+#endif
+#ifndef DLG_SGEMM_MID_STAGES
+#define DLG_SGEMM_MID_STAGES 3
+#endif
+#ifndef DLG_SGEMM_MID_ORDER
+#define DLG_SGEMM_MID_ORDER 3
+#endif
+#define DLG_SGEMM_TILE_LIST(X)                                                                \
+  X(DLG_TILE_128x256, 128, 256, DLG_SGEMM_BIG_BK, DLG_SGEMM_BIG_STAGES, 1, DLG_SGEMM_BIG_ORDER) \
+  X(DLG_TILE_256x128, 256, 128, DLG_SGEMM_BIG_BK, DLG_SGEMM_BIG_STAGES, 1, DLG_SGEMM_BIG_ORDER) \
+  X(DLG_TILE_128x128, 128, 128, DLG_SGEMM_MID_BK, DLG_SGEMM_MID_STAGES, 2, DLG_SGEMM_MID_ORDER) \
+  X(DLG_TILE_64x64, 64, 64, 8, 4, 2, 3)
+
+/* Shared memory of one block of a tile, in bytes. */
+#define DLG_SGEMM_SMEM(BM, BN, BK, STAGES) \
+  ((STAGES) * (BK) * ((BM) + (BN) + 2 * DLG_SGEMM_PAD) * 4)
+
+#define DLG_TILE_ENUM(id, bm, bn, bk, stages, minb, order) id,
+enum { DLG_SGEMM_TILE_LIST(DLG_TILE_ENUM) DLG_TILES };
+#undef DLG_TILE_ENUM
 
 #endif

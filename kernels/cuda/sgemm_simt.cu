@@ -9,39 +9,43 @@
  *   A_KC: A(i,l) = A[i*lda + l]  (k contiguous)   else A[i + l*lda] (m contiguous)
  *   B_KC: B(l,j) = B[l + j*ldb]  (k contiguous)   else B[l*ldb + j] (n contiguous)
  *
- * Why the layout is what it is (BM = BN = 128 in the main configuration):
+ * Why the layout is what it is (the 128 x 128 tile; the others scale it):
  *
  * - 256 threads = 8 warps as 2 (m) x 4 (n); within a warp, 8 (m) x 4 (n)
  *   lanes.  A thread's row offset is wm*32 + lm*4, its column offset
  *   wn*16 + ln*4, and it owns an 8 x 8 block of C held as four 4 x 4
- *   quadrants at those offsets and +64 in each direction.  Splitting the 8
- *   rows into two groups 64 apart (rather than 8 consecutive rows) is what
- *   lets fragment loads be 128-bit and conflict-free; the 8 x 4 warp shape is
+ *   quadrants at those offsets and +64 in each direction (BM/64 x BN/64
+ *   quadrants in general: 8 x 16 for the 128 x 256 tile).  Splitting the
+ *   rows into groups 64 apart (rather than 8 consecutive rows) is what lets
+ *   fragment loads be 128-bit and conflict-free; the 8 x 4 warp shape is
  *   what makes each of them cheap: a warp's A fragment is 8 distinct float4
  *   (128 contiguous bytes, one shared-memory wavefront) and its B fragment 4
  *   distinct float4 (64 bytes), each broadcast to the lanes that share it.
- *   (A 16 x 2 warp, the first version, read 256 bytes of A per LDS.128.)
- * - Per 8-deep k step a thread issues 8 x 64 = 512 FFMA against 8 x 4 = 32
- *   LDS.128 (two for A, two for B per k), one tile load from global memory
- *   (16-byte where aligned), its stores to shared memory and ONE barrier:
- *   the 0.9 FFMA fraction the SASS gate checks for.
- * - Shared memory is double-buffered (2 x 8 x (BM + BN) floats = 16 KB), so
- *   the next tile is stored into the buffer nobody reads while the current
- *   one is consumed, and one barrier per tile suffices.  It sits inside the
- *   last k step, before that step's FFMAs (whose fragments are already in
- *   registers), followed at once by the next tile's first fragment loads:
- *   the FFMAs then cover the LDS latency that a barrier at the end of the
- *   step would leave exposed (measured: 31% of stalls were that wait).
- * - The next tile's global loads are issued before the current tile's FFMA
- *   and consumed after them, so their latency hides under 512 FFMA.
+ * - Per k a thread issues 64 FFMA against 4 LDS.128 (two for A, two for B).
+ *   What else the loop issues is per tile of BK: the copies of the next
+ *   tile, their addresses, one barrier, the stage rotation.  Measured on the
+ *   H100 that came to ~85 instructions per tile, so the 128 x 128 tile steps
+ *   k by 16 (1024 FFMA per tile) to halve their share.
+ * - Global -> shared copies are asynchronous (cp.async, LDGSTS): no staging
+ *   registers, so 64 accumulators + 2 x 16 fragments + addresses fit the 128
+ *   registers of __launch_bounds__(256, 2) without spilling (the register-
+ *   staged version spilled), and STAGES tiles are in flight at once, which
+ *   hides global latency two tiles deep rather than one.
+ * - Tiles sit in shared memory as s[k][row], rows padded by 4 floats: the
+ *   k-contiguous copies write 4-byte words whose banks (4k + row) mod 32 are
+ *   then all distinct, and fragment reads stay 16-byte aligned.
+ * - One barrier per tile, at maxas's place: inside the last k step, after
+ *   that step's fragments are in registers and before its FFMAs, followed at
+ *   once by the next tile's first fragment loads, which the FFMAs then hide
+ *   (measured on v2: 31% of stalls were the fragment wait after a barrier
+ *   placed at the end of the step).  The barrier also frees the stage just
+ *   consumed; it is refilled at the start of the next tile, where only one
+ *   fragment set is live, so the copy addresses do not spill either.
  * - Fragments are read one k ahead (double-buffered registers) so that the
  *   FFMA of step kk never waits for the LDS of step kk.
- * - 64 accumulators + 2 x 16 fragments + 8 staging registers + addresses fit
- *   the 128 registers of __launch_bounds__(256, 2): two blocks (16 warps) per
- *   SM, one block's barrier hidden by the other's FFMA.
- * - Loads from global memory are vectorised when the matrix base, leading
- *   dimension and batch stride are multiples of 4 floats; edge tiles and the
- *   k tail use guarded loads that fill zeros, so any m, n, k is exact.
+ * - A block wholly inside the matrix, with 16-byte aligned operands, copies
+ *   its full tiles with no test at all; edge blocks and the k tail take a
+ *   guarded path that zero-fills, so any m, n, k is exact.
  * - The epilogue applies alpha and beta in FP32; beta == 0 never reads C, so
  *   NaN in C does not propagate (BLAS semantics).
  *
@@ -55,82 +59,197 @@
 #include "sgemm_args.h"
 
 #define THREADS 256
-#define BK 8
+#define PAD DLG_SGEMM_PAD
 
 typedef dlg_sgemm_args gemm_args;
 
-/* Four consecutive elements along a contiguous dimension; those at or past
- * `valid` read as zero.  Vector load only when all four are in range. */
-static __device__ __forceinline__ float4 load4(const float *p, int valid, int vec)
+template <bool B> struct flag { static constexpr bool value = B; };
+
+/* Asynchronous global -> shared copies (LDGSTS, sm_80+): the data goes to
+ * shared memory without passing through registers.  The _zfill forms copy
+ * `bytes` (0 or the full size) and fill the rest with zeros. */
+static __device__ __forceinline__ unsigned smem_addr(const void *p)
 {
-  if (vec && valid >= 4) return __ldg(reinterpret_cast<const float4 *>(p));
-  float4 v = make_float4(0.f, 0.f, 0.f, 0.f);
-  if (valid > 0) v.x = __ldg(p);
-  if (valid > 1) v.y = __ldg(p + 1);
-  if (valid > 2) v.z = __ldg(p + 2);
-  if (valid > 3) v.w = __ldg(p + 3);
-  return v;
+  return (unsigned)__cvta_generic_to_shared(p);
+}
+static __device__ __forceinline__ void copy4(unsigned dst, const float *src)
+{
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(dst), "l"(src) : "memory");
+}
+static __device__ __forceinline__ void copy4_zfill(unsigned dst, const float *src, unsigned bytes)
+{
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(dst), "l"(src), "r"(bytes)
+               : "memory");
+}
+static __device__ __forceinline__ void copy16(unsigned dst, const float *src)
+{
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(src) : "memory");
+}
+static __device__ __forceinline__ void copy16_zfill(unsigned dst, const float *src, unsigned bytes)
+{
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(bytes)
+               : "memory");
+}
+static __device__ __forceinline__ void copy_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+template <int PENDING>
+static __device__ __forceinline__ void copy_wait()
+{
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(PENDING) : "memory");
 }
 
-/* One operand tile: ROWS (the m or n extent) x BK, from a matrix whose
- * contiguous dimension is k (KC) or the row dimension (!KC), stored to
- * shared memory as s[kk][row].  Each thread owns at most one float4 of the
- * tile; its address is computed once and advanced by one tile per step, so
- * the main loop carries one pointer per operand, not index arithmetic. */
-template <int ROWS, bool KC>
-struct tile_loader {
-  /* Which float4 of the tile this thread moves: derived from threadIdx.x on
-   * use rather than kept, since registers are what this kernel runs out of. */
-  static __device__ __forceinline__ bool active() { return ROWS * BK / 4 >= THREADS || threadIdx.x < ROWS * BK / 4; }
-  static __device__ __forceinline__ int kofs() { return KC ? (threadIdx.x / ROWS) * 4 : threadIdx.x / (ROWS / 4); }
-  static __device__ __forceinline__ int row() { return KC ? threadIdx.x % ROWS : (threadIdx.x % (ROWS / 4)) * 4; }
+/* Copiers: one operand's ROWS x BK tile per call, to shared memory as
+ * s[kk][row] (row stride ROWS + PAD floats), from a matrix whose contiguous
+ * dimension is k (KC) or the row dimension.  full() copies a tile known to
+ * be wholly inside the matrix, unconditionally; guarded() zero-fills what
+ * lies past the matrix edge or the end of k, giving zero-byte copies the
+ * always-readable address `safe` (the matrix origin).  Both then step to
+ * the next tile. */
+template <int ROWS, int BK, bool KC> struct copier;
 
-  const float *ptr;
-  int step;      /* elements from one tile to the next (the host keeps BK*ld < 2^31) */
-  int rows_left; /* rows from this thread's row to the matrix edge */
-  float4 v;
+/* k-contiguous: each row holds BK consecutive floats per tile.  Lane l
+ * copies row l/8, k l%8 (+8 for the second half of a 16-deep tile): a warp
+ * reads 4 whole 32-byte sectors and writes shared words (4k + row) mod 32,
+ * 32 distinct banks, because the row stride ROWS + 4 shifts each k by 4
+ * banks.  A thread's rows are 32 apart; one pointer and the leading
+ * dimension reach them all. */
+template <int ROWS, int BK> struct copier<ROWS, BK, true> {
+  enum { G = ROWS / 32,     /* row groups per thread */
+         H = BK / 8,        /* 8-float halves of a row per tile */
+         KSTRIDE = (ROWS + PAD) * 4 };
+  const float *ptr; /* row row0 + tid/8, k tid%8, of the next tile */
+  unsigned sofs;    /* that element's byte offset in a stage */
 
-  __device__ __forceinline__ void init(const float *base, long long ld, int row0, int rows)
+  __device__ __forceinline__ void init(const float *base, long long ld, int row0, int)
   {
-    rows_left = rows - row0 - row();
-    ptr = KC ? base + (long long)(row0 + row()) * ld + kofs() : base + kofs() * ld + row0 + row();
-    step = KC ? BK : BK * (int)ld;
+    ptr = base + (long long)(row0 + (int)threadIdx.x / 8) * ld + threadIdx.x % 8;
+    sofs = (threadIdx.x % 8) * KSTRIDE + (threadIdx.x / 8) * 4;
+  }
+  static __device__ __forceinline__ bool interior(int row0, int rows, int) { return rows - row0 >= ROWS; }
+
+  __device__ __forceinline__ void full(unsigned s, long long ld)
+  {
+    s += sofs;
+#pragma unroll
+    for (int g = 0; g < G; g++) {
+      const float *src = ptr + g * 32 * ld;
+#pragma unroll
+      for (int h = 0; h < H; h++) copy4(s + h * 8 * KSTRIDE + g * 32 * 4, src + h * 8);
+    }
+    ptr += BK;
   }
 
-  /* Load the tile whose k range starts klen_left elements before the end.
-   * vec comes straight from the kernel parameters (constant bank), which
-   * costs no register. */
-  __device__ __forceinline__ void load(int klen_left, int vec)
+  __device__ __forceinline__ void guarded(unsigned s, int klen_left, long long ld, int row0, int rows,
+                                          const float *safe)
   {
-    v = make_float4(0.f, 0.f, 0.f, 0.f);
-    if (KC) {
-      if (active() && rows_left > 0) v = load4(ptr, klen_left - kofs(), vec);
-    } else {
-      if (active() && kofs() < klen_left) v = load4(ptr, rows_left, vec);
+    /* the thread's k and row, recovered from sofs: registers are dear */
+    const int kk = sofs / KSTRIDE, r = row0 + (int)(sofs % KSTRIDE) / 4;
+    s += sofs;
+#pragma unroll
+    for (int g = 0; g < G; g++) {
+#pragma unroll
+      for (int h = 0; h < H; h++) {
+        const bool in = kk + h * 8 < klen_left && rows - r > 32 * g;
+        copy4_zfill(s + h * 8 * KSTRIDE + g * 32 * 4, in ? ptr + g * 32 * ld + h * 8 : safe, in ? 4 : 0);
+      }
     }
-    ptr += step;
-  }
-
-  __device__ __forceinline__ void store(float (*s)[ROWS]) const
-  {
-    if (!active()) return;
-    if (KC) { /* transpose: 32 consecutive rows per warp, conflict-free */
-      s[kofs() + 0][row()] = v.x;
-      s[kofs() + 1][row()] = v.y;
-      s[kofs() + 2][row()] = v.z;
-      s[kofs() + 3][row()] = v.w;
-    } else {
-      *reinterpret_cast<float4 *>(&s[kofs()][row()]) = v;
-    }
+    ptr += BK;
   }
 };
 
-template <int BM, int BN, bool A_KC, bool B_KC>
+/* row-contiguous: each k holds ROWS consecutive floats; a thread copies 4 of
+ * them (16 bytes when the matrix allows it) for BK * ROWS / 1024 k. */
+template <int ROWS, int BK> struct copier<ROWS, BK, false> {
+  enum { V = ROWS / 4,                            /* float4 per k */
+         KP = THREADS / V > BK ? BK : THREADS / V, /* k per pass of all threads */
+         NP = BK / KP };
+  const float *ptr; /* this thread's 4 rows (clamped to the last) at its k */
+
+  static __device__ __forceinline__ bool active() { return V * BK >= THREADS || threadIdx.x < V * BK; }
+  static __device__ __forceinline__ int first_row(int row0) { return row0 + (int)(threadIdx.x % V) * 4; }
+  static __device__ __forceinline__ unsigned sofs()
+  {
+    return ((threadIdx.x / V) * (ROWS + PAD) + (threadIdx.x % V) * 4) * 4;
+  }
+
+  __device__ __forceinline__ void init(const float *base, long long ld, int row0, int rows)
+  {
+    ptr = base + (long long)(threadIdx.x / V) * ld + min(first_row(row0), rows - 1);
+  }
+  static __device__ __forceinline__ bool interior(int row0, int rows, int vec)
+  {
+    return vec && rows - row0 >= ROWS;
+  }
+
+  /* ld: the host keeps BK * ld below 2^31. */
+  __device__ __forceinline__ void full(unsigned s, long long ld)
+  {
+    if (active()) {
+#pragma unroll
+      for (int i = 0; i < NP; i++) copy16(s + sofs() + i * KP * (ROWS + PAD) * 4, ptr + i * KP * (int)ld);
+    }
+    ptr += BK * (int)ld;
+  }
+
+  __device__ __forceinline__ void guarded(unsigned s, int klen_left, long long ld, int row0, int rows,
+                                          const float *safe)
+  {
+    if (active()) {
+      const int lim = min(rows - 1 - min(first_row(row0), rows - 1), 3); /* last in-range row */
+      const bool wide = lim == 3 && interior(0, 1, (int)(((uintptr_t)ptr % 16 == 0) && ld % 4 == 0));
+      s += sofs();
+#pragma unroll
+      for (int i = 0; i < NP; i++) {
+        const float *src = ptr + i * KP * (int)ld;
+        const unsigned d = s + i * KP * (ROWS + PAD) * 4;
+        const bool in = (int)threadIdx.x / V + i * KP < klen_left;
+        if (wide) {
+          copy16_zfill(d, in ? src : safe, in ? 16 : 0);
+        } else { /* edge or unaligned: 4 single floats, the last in-range row repeated */
+#pragma unroll
+          for (int e = 0; e < 4; e++) copy4_zfill(d + 4 * e, in ? src + min(e, lim) : safe, in ? 4 : 0);
+        }
+      }
+    }
+    ptr += BK * (int)ld;
+  }
+};
+
+/* The outer product of one k step, in one of four orders.  The order is
+ * the register decision this source can make (ptxas allocates): of an
+ * FFMA's three source registers, the one repeated from the previous FFMA
+ * can come from the operand reuse cache, and the others are read from the
+ * register banks, where two in one bank cost a dispatch stall.
+ *   ORDER bit 0: 0 = row by row (a[i] repeats), 1 = column by column (b[j]);
+ *   ORDER bit 1: serpentine, every other line reversed, so the last operand
+ *                of a line is also the first of the next.
+ * Measured on the H100 at 8192^3 (bench/NOTES.md): for 8 x 8 per thread,
+ * row order 46.5 TFLOP/s, column 49.8, serpentine column 50.5, serpentine
+ * row 50.7; for 16 x 8, column order is best (48.3) and serpentine row
+ * the worst (45.2).  ncu put the difference in "dispatch stall". */
+template <int ORDER, int MI, int NJ>
+static __device__ __forceinline__ void ffma_block(float (&acc)[MI][NJ], const float (&a)[MI], const float (&b)[NJ])
+{
+  enum { COLS = ORDER & 1, SERP = ORDER & 2, X = COLS ? NJ : MI, Y = COLS ? MI : NJ };
+#pragma unroll
+  for (int x = 0; x < X; x++)
+#pragma unroll
+    for (int y0 = 0; y0 < Y; y0++) {
+      const int y = SERP && (x & 1) ? Y - 1 - y0 : y0;
+      if (COLS) acc[y][x] = fmaf(a[y], b[x], acc[y][x]);
+      else acc[x][y] = fmaf(a[x], b[y], acc[x][y]);
+    }
+}
+
+template <int BM, int BN, int BK, int STAGES, int ORDER, bool A_KC, bool B_KC>
 static __device__ __forceinline__ void gemm_tile(const gemm_args &p)
 {
   enum { QM = BM / 64, QN = BN / 64 }; /* quadrants per thread in m and n */
-  __shared__ __align__(16) float As[2][BK][BM];
-  __shared__ __align__(16) float Bs[2][BK][BN];
+  struct stage {
+    float a[BK][BM + PAD];
+    float b[BK][BN + PAD];
+  };
+  extern __shared__ __align__(16) unsigned char smem[];
+  stage *st = reinterpret_cast<stage *>(smem);
 
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   const int tm = (warp % 2) * 8 + lane % 8; /* row offset / 4 within a quadrant */
@@ -143,37 +262,65 @@ static __device__ __forceinline__ void gemm_tile(const gemm_args &p)
   const float *A = p.a + batch * p.sa + (A_KC ? kbeg : kbeg * p.lda);
   const float *B = p.b + batch * p.sb + (B_KC ? kbeg : kbeg * p.ldb);
 
-  tile_loader<BM, A_KC> la;
-  tile_loader<BN, B_KC> lb; /* B's tile rows are its n index */
+  copier<BM, BK, A_KC> ca;
+  copier<BN, BK, B_KC> cb; /* B's tile rows are its n index */
   float acc[QM * 4][QN * 4];
 #pragma unroll
   for (int i = 0; i < QM * 4; i++)
 #pragma unroll
     for (int j = 0; j < QN * 4; j++) acc[i][j] = 0.f;
 
-  la.init(A, p.lda, m0, p.m);
-  lb.init(B, p.ldb, n0, p.n);
-  la.load(klen, p.vec_a);
-  lb.load(klen, p.vec_b);
-  la.store(As[0]);
-  lb.store(Bs[0]);
+  const int ntiles = (klen + BK - 1) / BK;
+  /* Tiles before nfull need no test when the whole block is inside. */
+  const int nfull = ca.interior(m0, p.m, p.vec_a) && cb.interior(n0, p.n, p.vec_b) ? klen / BK : 0;
+  const unsigned s0 = smem_addr(st);
+  const unsigned sb_ofs = (unsigned)((const char *)&st[0].b[0][0] - (const char *)&st[0]);
+  ca.init(A, p.lda, m0, p.m);
+  cb.init(B, p.ldb, n0, p.n);
+  auto issue = [&](int j, unsigned s) {
+    if (j < nfull) {
+      ca.full(s, p.lda);
+      cb.full(s + sb_ofs, p.ldb);
+    } else {
+      ca.guarded(s, klen - j * BK, p.lda, m0, p.m, p.a);
+      cb.guarded(s + sb_ofs, klen - j * BK, p.ldb, n0, p.n, p.b);
+    }
+  };
+  /* Fill every stage; each tile is one commit group (empty past the end),
+   * so "tile t+1 has landed" is always "at most STAGES-2 groups pending". */
+#pragma unroll
+  for (int s = 0; s < STAGES; s++) {
+    if (s < ntiles) issue(s, s0 + s * sizeof(stage));
+    copy_commit();
+  }
+  copy_wait<STAGES - 1>();
   __syncthreads();
 
-  const int ntiles = (klen + BK - 1) / BK;
   float fa[2][QM * 4], fb[2][QN * 4];
+  int rs = 0; /* the stage being read */
+  const float *sa = &st[0].a[0][tm * 4], *sb = &st[0].b[0][tn * 4];
 #pragma unroll
-  for (int q = 0; q < QM; q++)
-    *reinterpret_cast<float4 *>(&fa[0][q * 4]) = *reinterpret_cast<const float4 *>(&As[0][0][q * 64 + tm * 4]);
+  for (int q = 0; q < QM; q++) *reinterpret_cast<float4 *>(&fa[0][q * 4]) = *reinterpret_cast<const float4 *>(sa + q * 64);
 #pragma unroll
-  for (int q = 0; q < QN; q++)
-    *reinterpret_cast<float4 *>(&fb[0][q * 4]) = *reinterpret_cast<const float4 *>(&Bs[0][0][q * 64 + tn * 4]);
+  for (int q = 0; q < QN; q++) *reinterpret_cast<float4 *>(&fb[0][q * 4]) = *reinterpret_cast<const float4 *>(sb + q * 64);
 
-  for (int t = 0; t < ntiles; t++) {
-    const int cur = t & 1;
-    const bool more = t + 1 < ntiles;
-    if (more) { /* issue the next tile's global loads now, consume them late */
-      la.load(klen - (t + 1) * BK, p.vec_a);
-      lb.load(klen - (t + 1) * BK, p.vec_b);
+  /* One tile of k.  FULL: the refill is known to be a full tile of an
+   * interior block, so the guarded copy code is not in this loop at all
+   * (ptxas would otherwise hoist its invariants and spill them). */
+  auto tile = [&](auto full, int t) {
+    if (t > 0) {
+      /* Refill the stage tile t-1 used (free since the barrier) with tile
+       * t-1+STAGES.  Here, before step 0 loads step 1's fragments, only one
+       * fragment set is live: the copy addresses fit without spilling. */
+      const int j = t - 1 + STAGES;
+      const unsigned s = s0 + (rs == 0 ? STAGES - 1 : rs - 1) * sizeof(stage);
+      if (decltype(full)::value) {
+        ca.full(s, p.lda);
+        cb.full(s + sb_ofs, p.ldb);
+      } else if (j < ntiles) {
+        issue(j, s);
+      }
+      copy_commit();
     }
 #pragma unroll
     for (int kk = 0; kk < BK; kk++) {
@@ -181,31 +328,39 @@ static __device__ __forceinline__ void gemm_tile(const gemm_args &p)
       if (kk + 1 < BK) { /* fragments for kk+1 while kk computes */
 #pragma unroll
         for (int q = 0; q < QM; q++)
-          *reinterpret_cast<float4 *>(&fa[f ^ 1][q * 4]) = *reinterpret_cast<const float4 *>(&As[cur][kk + 1][q * 64 + tm * 4]);
+          *reinterpret_cast<float4 *>(&fa[f ^ 1][q * 4]) = *reinterpret_cast<const float4 *>(sa + (kk + 1) * (BM + PAD) + q * 64);
 #pragma unroll
         for (int q = 0; q < QN; q++)
-          *reinterpret_cast<float4 *>(&fb[f ^ 1][q * 4]) = *reinterpret_cast<const float4 *>(&Bs[cur][kk + 1][q * 64 + tn * 4]);
-      } else if (more) {
-        /* maxas's placement of the one barrier: the last step's fragments
-         * are already in registers, so store the next tile, synchronise and
-         * fetch the next tile's first fragments before this step's FFMAs,
-         * which then hide the latency of those loads. */
-        la.store(As[cur ^ 1]);
-        lb.store(Bs[cur ^ 1]);
+          *reinterpret_cast<float4 *>(&fb[f ^ 1][q * 4]) = *reinterpret_cast<const float4 *>(sb + (kk + 1) * (BN + PAD) + q * 64);
+      } else if (t + 1 < ntiles) {
+        /* maxas's place for the one barrier per tile: this step's fragments
+         * are in registers, so wait for tile t+1, synchronise (after which
+         * nobody reads tile t's stage), and fetch tile t+1's first fragments
+         * before this step's FFMAs, which then hide the latency of those
+         * loads. */
+        copy_wait<STAGES - 2>();
         __syncthreads();
+        /* Step the read pointers to the next stage rather than recompute
+         * them from tm and tn: that would keep two more registers live. */
+        const int step = rs + 1 == STAGES ? 1 - STAGES : 1;
+        rs += step;
+        sa += step * (int)(sizeof(stage) / sizeof(float));
+        sb += step * (int)(sizeof(stage) / sizeof(float));
 #pragma unroll
         for (int q = 0; q < QM; q++)
-          *reinterpret_cast<float4 *>(&fa[f ^ 1][q * 4]) = *reinterpret_cast<const float4 *>(&As[cur ^ 1][0][q * 64 + tm * 4]);
+          *reinterpret_cast<float4 *>(&fa[f ^ 1][q * 4]) = *reinterpret_cast<const float4 *>(sa + q * 64);
 #pragma unroll
         for (int q = 0; q < QN; q++)
-          *reinterpret_cast<float4 *>(&fb[f ^ 1][q * 4]) = *reinterpret_cast<const float4 *>(&Bs[cur ^ 1][0][q * 64 + tn * 4]);
+          *reinterpret_cast<float4 *>(&fb[f ^ 1][q * 4]) = *reinterpret_cast<const float4 *>(sb + q * 64);
       }
-#pragma unroll
-      for (int i = 0; i < QM * 4; i++)
-#pragma unroll
-        for (int j = 0; j < QN * 4; j++) acc[i][j] = fmaf(fa[f][i], fb[f][j], acc[i][j]);
+      ffma_block<ORDER, QM * 4, QN * 4>(acc, fa[f], fb[f]);
     }
-  }
+  };
+  /* Tiles whose refill (tile t-1+STAGES) is full, then the rest. */
+  const int tmain = min(ntiles, max(0, nfull - STAGES + 1));
+  int t = 0;
+  for (; t < tmain; t++) tile(flag<true>(), t);
+  for (; t < ntiles; t++) tile(flag<false>(), t);
 
   /* Epilogue.  Split-K partials go to a compact m x n workspace slice. */
   float *C;
@@ -250,23 +405,25 @@ static __device__ __forceinline__ void gemm_tile(const gemm_args &p)
   }
 }
 
-#define DLG_SGEMM_KERNEL(NAME, BM, BN, AKC, BKC)                                   \
-  extern "C" __global__ void __launch_bounds__(THREADS, 2) NAME(gemm_args p)       \
-  {                                                                                 \
-    gemm_tile<BM, BN, AKC, BKC>(p);                                                 \
+#define DLG_SGEMM_KERNEL(NAME, BM, BN, BK, STAGES, MINB, ORDER, AKC, BKC)      \
+  extern "C" __global__ void __launch_bounds__(THREADS, MINB) NAME(gemm_args p) \
+  {                                                                              \
+    gemm_tile<BM, BN, BK, STAGES, ORDER, AKC, BKC>(p);                           \
   }
-
 /* Names: dlg_sgemm_<BM>x<BN>_<a><b>, a/b = 'k' when that operand is
- * k-contiguous, 'r' when its m / n dimension is.  plugin/backend_cuda.c
- * builds these names. */
-DLG_SGEMM_KERNEL(dlg_sgemm_128x128_rk, 128, 128, false, true)
-DLG_SGEMM_KERNEL(dlg_sgemm_128x128_rr, 128, 128, false, false)
-DLG_SGEMM_KERNEL(dlg_sgemm_128x128_kk, 128, 128, true, true)
-DLG_SGEMM_KERNEL(dlg_sgemm_128x128_kr, 128, 128, true, false)
-DLG_SGEMM_KERNEL(dlg_sgemm_64x64_rk, 64, 64, false, true)
-DLG_SGEMM_KERNEL(dlg_sgemm_64x64_rr, 64, 64, false, false)
-DLG_SGEMM_KERNEL(dlg_sgemm_64x64_kk, 64, 64, true, true)
-DLG_SGEMM_KERNEL(dlg_sgemm_64x64_kr, 64, 64, true, false)
+ * k-contiguous, 'r' when its m / n dimension is (plugin/backend_cuda.c
+ * builds them from DLG_SGEMM_TILE_LIST).  MINB blocks per SM bound the
+ * registers: 2 for 8 x 8 per thread (128 registers), 1 for 8 x 16 (255).
+ * Shared memory is dynamic (the host sets each kernel's size from the
+ * list): the 128 x 128 tile's three 16-deep stages need more than the 48 KB
+ * a static array may have. */
+#define DLG_SGEMM_TILE(id, BM, BN, BK, STAGES, MINB, ORDER)                                          \
+  DLG_SGEMM_KERNEL(dlg_sgemm_##BM##x##BN##_rr, BM, BN, BK, STAGES, MINB, ORDER, false, false) \
+  DLG_SGEMM_KERNEL(dlg_sgemm_##BM##x##BN##_rk, BM, BN, BK, STAGES, MINB, ORDER, false, true)  \
+  DLG_SGEMM_KERNEL(dlg_sgemm_##BM##x##BN##_kr, BM, BN, BK, STAGES, MINB, ORDER, true, false)  \
+  DLG_SGEMM_KERNEL(dlg_sgemm_##BM##x##BN##_kk, BM, BN, BK, STAGES, MINB, ORDER, true, true)
+
+DLG_SGEMM_TILE_LIST(DLG_SGEMM_TILE)
 
 /* Sum the split-K partials of each (batch, i, j) in split order, then beta*C. */
 extern "C" __global__ void dlg_sgemm_splitk_reduce(const float *work, float *c, int m, int n,
