@@ -9,9 +9,26 @@ missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
-[ ${#missing[@]} -eq 0 ] && exit 0
 sudo=""
 [ "$(id -u)" -eq 0 ] || sudo=sudo
-echo "install-deps: installing ${missing[*]}"
-$sudo apt-get update -qq
-DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "install-deps: installing ${missing[*]}"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+# cuobjdump (and nvdisasm, which its -sass runs), for dlgemm-sass and the
+# SASS gates: part of a full CUDA toolkit, missing from a compiler-only one;
+# NVIDIA publishes both on PyPI.
+# It goes to .deps/ in the checkout (CMake looks there), not the system.
+root=$(cd "$(dirname "$0")/.." && pwd)
+if command -v nvcc >/dev/null || [ -x /usr/local/cuda/bin/nvcc ]; then
+  if ! command -v cuobjdump >/dev/null && [ ! -x /usr/local/cuda/bin/cuobjdump ] &&
+     [ ! -x "$root/.deps/cuda-tools/nvidia/cu13/bin/nvdisasm" ]; then
+    python3 -m pip --version >/dev/null 2>&1 ||
+      DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends python3-pip
+    echo "install-deps: installing cuobjdump into $root/.deps/cuda-tools"
+    python3 -m pip install -q --disable-pip-version-check --target "$root/.deps/cuda-tools" \
+      "nvidia-cuda-cuobjdump==13.*" "nvidia-cuda-nvdisasm==13.*"
+  fi
+fi

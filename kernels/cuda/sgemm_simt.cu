@@ -184,8 +184,9 @@ template <int ROWS, int BK> struct copier<ROWS, BK, false> {
   __device__ __forceinline__ void full(unsigned s, long long ld)
   {
     if (active()) {
+      const float *src = ptr; /* stepped, not indexed: no per-pass offsets to keep */
 #pragma unroll
-      for (int i = 0; i < NP; i++) copy16(s + sofs() + i * KP * (ROWS + PAD) * 4, ptr + i * KP * (int)ld);
+      for (int i = 0; i < NP; i++, src += KP * (int)ld) copy16(s + sofs() + i * KP * (ROWS + PAD) * 4, src);
     }
     ptr += BK * (int)ld;
   }
