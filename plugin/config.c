@@ -61,7 +61,7 @@ static double parse_nonnegative(const char *name, double fallback)
 }
 
 /* "<BM>x<BN>" or auto; whether such a tile exists is the CUDA backend's
- * business (it ignores a pin it has no kernel for, and says so). */
+ * business (a pin it has no kernel for leaves the choice to its model). */
 static void parse_tile(int *bm, int *bn)
 {
   const char *v = getenv("DLGEMM_SGEMM_TILE");

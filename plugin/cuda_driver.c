@@ -30,7 +30,6 @@ static void load(void)
       {"cuFuncSetAttribute", offsetof(dlg_cuda_api, FuncSetAttribute)},
       {"cuMemAlloc_v2", offsetof(dlg_cuda_api, MemAlloc)},
       {"cuMemFree_v2", offsetof(dlg_cuda_api, MemFree)},
-      {"cuMemAllocAsync", offsetof(dlg_cuda_api, MemAllocAsync)},
       {"cuMemFreeAsync", offsetof(dlg_cuda_api, MemFreeAsync)},
       {"cuMemPoolCreate", offsetof(dlg_cuda_api, MemPoolCreate)},
       {"cuMemPoolSetAttribute", offsetof(dlg_cuda_api, MemPoolSetAttribute)},

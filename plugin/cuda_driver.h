@@ -25,7 +25,6 @@ typedef struct dlg_cuda_api {
   CUresult (*FuncSetAttribute)(CUfunction, CUfunction_attribute, int);
   CUresult (*MemAlloc)(CUdeviceptr *, size_t);
   CUresult (*MemFree)(CUdeviceptr);
-  CUresult (*MemAllocAsync)(CUdeviceptr *, size_t, CUstream);
   CUresult (*MemFreeAsync)(CUdeviceptr, CUstream);
   CUresult (*MemPoolCreate)(CUmemoryPool *, const CUmemPoolProps *);
   CUresult (*MemPoolSetAttribute)(CUmemoryPool, CUmemPool_attribute, void *);

@@ -28,7 +28,7 @@ static int operand(const void *data, int64_t rs, int64_t cs, int64_t bs, const f
 
 typedef struct plan {
   dlg_sgemm_args args;
-  int tile, variant, bm, bn;
+  int tile, variant;
   long long batch;
 } plan;
 
@@ -111,7 +111,6 @@ static void route_pick_kernel(const dlg_cuda_device *dev, const dlg_gemm *g, pla
       if (c < best) best = c, pl->tile = t, splits = s;
     }
   }
-  pl->bm = dlg_sgemm_tiles[pl->tile].bm, pl->bn = dlg_sgemm_tiles[pl->tile].bn;
   /* Each split gets a multiple of 16 of k (whole tiles of every BK);
    * recount so no split is empty.  k = 0 leaves one split of nothing. */
   a->kchunk = (int)(((a->k + splits - 1) / splits + 15) / 16 * 16);
@@ -132,6 +131,7 @@ dlgemm_status dlg_cuda_sgemm(dlg_cuda_device *dev, const dlg_gemm *g, CUstream s
   char why[160];
   const dlg_cuda_api *cu = dlg_cuda_api_get(why, sizeof why);
   plan pl;
+  const dlg_sgemm_tile *tile;
   CUdeviceptr work = 0;
   CUresult r = CUDA_SUCCESS;
   long long b0;
@@ -140,6 +140,7 @@ dlgemm_status dlg_cuda_sgemm(dlg_cuda_device *dev, const dlg_gemm *g, CUstream s
   if (g->m > INT32_MAX || g->n > INT32_MAX || g->k > INT32_MAX)
     return dlg_fail(DLGEMM_ERR_TOO_LARGE, "m, n and k must each fit in 32 bits");
   route_pick_kernel(dev, g, &pl);
+  tile = &dlg_sgemm_tiles[pl.tile];
   /* The kernels step through A and B in 32-bit strides of 8 leading dimensions. */
   if (pl.args.lda > INT32_MAX / 8 || pl.args.ldb > INT32_MAX / 8)
     return dlg_fail(DLGEMM_ERR_TOO_LARGE, "leading dimension above 2^28 elements");
@@ -157,10 +158,9 @@ dlgemm_status dlg_cuda_sgemm(dlg_cuda_device *dev, const dlg_gemm *g, CUstream s
     if (nb > per) nb = per;
     a.a += b0 * a.sa, a.b += b0 * a.sb, a.c += b0 * a.sc;
     if (a.splits > 1) a.c = (float *)(uintptr_t)work;
-    r = cu->LaunchKernel(dev->sgemm[pl.tile][pl.variant], (unsigned)((a.m + pl.bm - 1) / pl.bm),
-                         (unsigned)((a.n + pl.bn - 1) / pl.bn), (unsigned)(nb * a.splits),
-                         DLG_SGEMM_THREADS, 1, 1, (unsigned)dlg_sgemm_tiles[pl.tile].smem,
-                         stream, params, NULL);
+    r = cu->LaunchKernel(dev->sgemm[pl.tile][pl.variant], (unsigned)((a.m + tile->bm - 1) / tile->bm),
+                         (unsigned)((a.n + tile->bn - 1) / tile->bn), (unsigned)(nb * a.splits),
+                         DLG_SGEMM_THREADS, 1, 1, (unsigned)tile->smem, stream, params, NULL);
     if (!r && a.splits > 1) {
       const float *w = (const float *)(uintptr_t)work;
       float *c = pl.args.c + b0 * pl.args.sc;

@@ -66,8 +66,8 @@ typedef dlg_sgemm_args gemm_args;
 template <bool B> struct flag { static constexpr bool value = B; };
 
 /* Asynchronous global -> shared copies (LDGSTS, sm_80+): the data goes to
- * shared memory without passing through registers.  The _zfill forms copy
- * `bytes` (0 or the full size) and fill the rest with zeros. */
+ * shared memory without passing through registers.  copy4_zfill copies
+ * `bytes` (0 or 4) and fills the rest with zeros. */
 static __device__ __forceinline__ unsigned smem_addr(const void *p)
 {
   return (unsigned)__cvta_generic_to_shared(p);
@@ -84,11 +84,6 @@ static __device__ __forceinline__ void copy4_zfill(unsigned dst, const float *sr
 static __device__ __forceinline__ void copy16(unsigned dst, const float *src)
 {
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(src) : "memory");
-}
-static __device__ __forceinline__ void copy16_zfill(unsigned dst, const float *src, unsigned bytes)
-{
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(bytes)
-               : "memory");
 }
 static __device__ __forceinline__ void copy_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
 template <int PENDING>
@@ -191,24 +186,23 @@ template <int ROWS, int BK> struct copier<ROWS, BK, false> {
     ptr += BK * (int)ld;
   }
 
+  /* Single floats only, aligned or not: this path runs for edge blocks and
+   * the k tail, and a 16-byte branch here pushes the 128 x 128 rr kernel
+   * past its 128 registers on sm_86/89/90 (it spills). */
   __device__ __forceinline__ void guarded(unsigned s, int klen_left, long long ld, int row0, int rows,
                                           const float *safe)
   {
     if (active()) {
       const int lim = min(rows - 1 - min(first_row(row0), rows - 1), 3); /* last in-range row */
-      const bool wide = lim == 3 && interior(0, 1, (int)(((uintptr_t)ptr % 16 == 0) && ld % 4 == 0));
       s += sofs();
 #pragma unroll
       for (int i = 0; i < NP; i++) {
         const float *src = ptr + i * KP * (int)ld;
         const unsigned d = s + i * KP * (ROWS + PAD) * 4;
         const bool in = (int)threadIdx.x / V + i * KP < klen_left;
-        if (wide) {
-          copy16_zfill(d, in ? src : safe, in ? 16 : 0);
-        } else { /* edge or unaligned: 4 single floats, the last in-range row repeated */
+        /* past the edge, the last in-range row is repeated */
 #pragma unroll
-          for (int e = 0; e < 4; e++) copy4_zfill(d + 4 * e, in ? src + min(e, lim) : safe, in ? 4 : 0);
-        }
+        for (int e = 0; e < 4; e++) copy4_zfill(d + 4 * e, in ? src + min(e, lim) : safe, in ? 4 : 0);
       }
     }
     ptr += BK * (int)ld;

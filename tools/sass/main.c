@@ -76,16 +76,7 @@ static int extract_fatbins(const char *path, sass_listing *l)
     memcpy(&rest, buf + i + 8, 8);
     if (hdr < 16 || rest > (uint64_t)(size - i - hdr) || (fd = mkstemp(tmp)) < 0) continue;
     if (write(fd, buf + i, hdr + rest) == (ssize_t)(hdr + rest) && !disassemble(tmp, &part)) {
-      int k;
-      for (k = 0; k < part.n; k++) { /* move the functions over */
-        if (l->n == l->cap) {
-          l->cap = l->cap ? 2 * l->cap : 16;
-          l->func = realloc(l->func, sizeof *l->func * (size_t)l->cap);
-          if (!l->func) abort();
-        }
-        l->func[l->n++] = part.func[k];
-      }
-      free(part.func);
+      sass_take(l, &part);
       found++;
     }
     close(fd);

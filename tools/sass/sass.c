@@ -35,15 +35,27 @@ void sass_format_ctrl(sass_ctrl c, char out[24])
   snprintf(out, 24, "%s:%s:%s:%s:%x", w, rb, wb, c.yield ? "Y" : "-", c.stall);
 }
 
-static sass_func *add_func(sass_listing *l, const char *name, const char *arch)
+static sass_func *new_func(sass_listing *l)
 {
-  sass_func *f;
   if (l->n == l->cap) {
     l->cap = l->cap ? 2 * l->cap : 16;
     l->func = realloc(l->func, sizeof *l->func * (size_t)l->cap);
     if (!l->func) abort();
   }
-  f = &l->func[l->n++];
+  return &l->func[l->n++];
+}
+
+void sass_take(sass_listing *into, sass_listing *from)
+{
+  int i;
+  for (i = 0; i < from->n; i++) *new_func(into) = from->func[i];
+  free(from->func);
+  memset(from, 0, sizeof *from);
+}
+
+static sass_func *add_func(sass_listing *l, const char *name, const char *arch)
+{
+  sass_func *f = new_func(l);
   memset(f, 0, sizeof *f);
   snprintf(f->name, sizeof f->name, "%s", name);
   snprintf(f->arch, sizeof f->arch, "%s", arch);

@@ -61,6 +61,8 @@ void sass_format_ctrl(sass_ctrl c, char out[24]);
 /* Parse cuobjdump -sass text; returns 0, or -1 with a message on stderr. */
 int sass_parse(FILE *in, sass_listing *out);
 void sass_free(sass_listing *l);
+/* Move every function of `from` to the end of `into`; `from` is left empty. */
+void sass_take(sass_listing *into, sass_listing *from);
 
 /* The opcode of an instruction ("FFMA", "LDS.128"), guard stripped. */
 void sass_opcode(const sass_insn *i, char *out, size_t len);
