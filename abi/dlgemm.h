@@ -22,12 +22,49 @@
 extern "C" {
 #endif
 
+/*
+ * DLPack versions taken:
+ *   - DLTensor, as in every DLPack release since 0.2 (its layout has not
+ *     changed): dlgemm_matmul;
+ *   - DLManagedTensor of DLPack 0.x: dlgemm_matmul_managed;
+ *   - DLManagedTensorVersioned of DLPack 1.x, any minor version (1.x only
+ *     appends flags and dtypes): dlgemm_matmul_versioned.  A major version
+ *     other than 1 is refused (DLGEMM_ERR_DLPACK_VERSION), and so is a C with
+ *     the read-only flag (DLGEMM_ERR_READ_ONLY).
+ * dlgemm borrows the tensors for the call only: it never calls a deleter.
+ * For kDLCUDA tensors the memory must stay valid until the queued work is
+ * done, as for any asynchronous GPU operation.
+ *
+ * Debian's dlpack.h is 0.6, which has no versioned structures; where the
+ * installed header lacks them (it defines no DLPACK_MAJOR_VERSION) they are
+ * declared here with the layout DLPack 1.0 publishes, so the two never clash.
+ */
+#ifndef DLPACK_MAJOR_VERSION
+#define DLGEMM_DLPACK_1X_DECLARED 1
+typedef struct {
+  uint32_t major;
+  uint32_t minor;
+} DLPackVersion;
+
+typedef struct DLManagedTensorVersioned {
+  DLPackVersion version;
+  void *manager_ctx;
+  void (*deleter)(struct DLManagedTensorVersioned *self);
+  uint64_t flags;
+  DLTensor dl_tensor;
+} DLManagedTensorVersioned;
+
+#define DLPACK_FLAG_BITMASK_READ_ONLY (1UL << 0UL)
+#define DLPACK_FLAG_BITMASK_IS_COPIED (1UL << 1UL)
+#endif
+
 #define DLGEMM_VERSION_MAJOR 0
 #define DLGEMM_VERSION_MINOR 1
 #define DLGEMM_VERSION_PATCH 0
 
-/* Version of the function table returned by dlgemm_get_api(). */
-#define DLGEMM_ABI_VERSION 1
+/* Version of the function table returned by dlgemm_get_api(): 1 has
+ * matmul on DLTensors; 2 adds matmul_managed and matmul_versioned. */
+#define DLGEMM_ABI_VERSION 2
 
 #if defined(__GNUC__)
 #define DLGEMM_API __attribute__((visibility("default")))
@@ -52,7 +89,9 @@ typedef enum dlgemm_status {
   DLGEMM_ERR_NO_BACKEND = 11,       /* no available backend can run this call */
   DLGEMM_ERR_BACKEND_FAILED = 12,   /* the backend failed and no fallback could answer */
   DLGEMM_ERR_TOO_LARGE = 13,        /* a dimension exceeds what the backend can index */
-  DLGEMM_ERR_ABI_VERSION = 14       /* dlgemm_get_api() asked for an unknown version */
+  DLGEMM_ERR_ABI_VERSION = 14,      /* dlgemm_get_api() asked for an unknown version */
+  DLGEMM_ERR_DLPACK_VERSION = 15,   /* a DLManagedTensorVersioned of a major version not taken */
+  DLGEMM_ERR_READ_ONLY = 16         /* C carries DLPack's read-only flag */
 } dlgemm_status;
 
 /* How float32 products may be computed. */
@@ -82,8 +121,14 @@ typedef struct dlgemm_options {
   dlgemm_precision precision; /* float32 only; default STRICT */
   dlgemm_backend backend;     /* default AUTO */
   /* For kDLCUDA tensors: the CUstream / cudaStream_t the product is ordered
-   * on.  NULL is the legacy default stream, as in the DLPack exchange
-   * protocol.  The call returns once the work is queued. */
+   * on, and the only one it is ordered on: there is no device-wide or
+   * context-wide synchronisation, and the call returns once the work is
+   * queued.  NULL means the legacy default stream, the DLPack exchange
+   * protocol's default (its stream=None or 1); (void *)2 is the per-thread
+   * default stream (the protocol's 2), CU_STREAM_PER_THREAD.  The tensors'
+   * device need not be the current one: dlgemm makes that device's primary
+   * context current for the call and restores the caller's afterwards.
+   * Ignored for host tensors, which complete before the call returns. */
   void *stream;
 } dlgemm_options;
 
@@ -103,6 +148,16 @@ DLGEMM_API dlgemm_status dlgemm_matmul(const DLTensor *a, const DLTensor *b, DLT
                                        double alpha, double beta,
                                        const dlgemm_options *opts);
 
+/* The same product on DLPack's managed tensors (see the top of this file).
+ * The deleters are not called: the caller still owns the tensors. */
+DLGEMM_API dlgemm_status dlgemm_matmul_managed(const DLManagedTensor *a, const DLManagedTensor *b,
+                                               DLManagedTensor *c, double alpha, double beta,
+                                               const dlgemm_options *opts);
+DLGEMM_API dlgemm_status dlgemm_matmul_versioned(const DLManagedTensorVersioned *a,
+                                                 const DLManagedTensorVersioned *b,
+                                                 DLManagedTensorVersioned *c, double alpha,
+                                                 double beta, const dlgemm_options *opts);
+
 DLGEMM_API const char *dlgemm_status_string(dlgemm_status status);
 /* The message of the last failed call on this thread ("" if none). */
 DLGEMM_API const char *dlgemm_last_error(void);
@@ -119,10 +174,20 @@ typedef struct dlgemm_api {
                           double beta, const dlgemm_options *opts);
   const char *(*status_string)(dlgemm_status status);
   const char *(*last_error)(void);
+  /* ABI version 2 and later. */
+  dlgemm_status (*matmul_managed)(const DLManagedTensor *a, const DLManagedTensor *b,
+                                  DLManagedTensor *c, double alpha, double beta,
+                                  const dlgemm_options *opts);
+  dlgemm_status (*matmul_versioned)(const DLManagedTensorVersioned *a,
+                                    const DLManagedTensorVersioned *b,
+                                    DLManagedTensorVersioned *c, double alpha, double beta,
+                                    const dlgemm_options *opts);
 } dlgemm_api;
 
-/* NULL when this library does not provide abi_version (then
- * dlgemm_last_error() says which versions it has). */
+/* The table of abi_version (1 or 2; a version-1 caller reads only the
+ * fields it knows).  NULL when this library does not provide abi_version
+ * (then dlgemm_last_error() says which versions it has): ask for
+ * DLGEMM_ABI_VERSION, and fall back to 1 if the library is older. */
 DLGEMM_API const dlgemm_api *dlgemm_get_api(int abi_version);
 typedef const dlgemm_api *(*dlgemm_get_api_fn)(int abi_version);
 

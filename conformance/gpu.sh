@@ -6,6 +6,8 @@
 #
 # usage (on the GPU machine, from the repository root):
 #   source .devdeps/env.sh && conformance/gpu.sh [bench-reps]
+# GPU_STEPS picks parts (default all): build ctest python netlib sanitizer
+# sass ncu bench gcnport; GPU_CMAKE_ARGS adds configure options.
 # Logs go to $OUT (or ./gpu-out); the last lines printed are the summary.
 set -u
 out=${OUT:-$PWD/gpu-out}
@@ -14,6 +16,8 @@ reps=${1:-20}
 build=build-gpu
 summary=()
 note() { summary+=("$1"); echo "== $1"; }
+steps=" ${GPU_STEPS:-build ctest python netlib sanitizer sass ncu bench gcnport} "
+want() { [[ $steps == *" $1 "* ]]; }
 step() { # name, command...
   local name=$1; shift
   if "$@" >"$out/$name.log" 2>&1; then note "PASS $name"; else note "FAIL $name (see $name.log)"; tail -30 "$out/$name.log"; fi
@@ -21,40 +25,53 @@ step() { # name, command...
 
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv >"$out/gpu.txt" 2>&1
 cat "$out/gpu.txt"
-step build bash -c "cmake -S . -B $build -DCMAKE_BUILD_TYPE=Release && cmake --build $build -j16"
-step ctest ctest --test-dir $build --output-on-failure
-grep -E "tests passed|Skipped|Failed" "$out/ctest.log" | head -20
+want build && step build bash -c "cmake -S . -B $build -DCMAKE_BUILD_TYPE=Release ${GPU_CMAKE_ARGS:-} && cmake --build $build -j16"
+if want ctest; then
+  step ctest ctest --test-dir $build --output-on-failure -E '^python_'
+  grep -E "tests passed|Skipped|Failed" "$out/ctest.log" | head -20
+fi
+# The Python example with each framework, verbose: their figures go in the notes.
+if want python; then
+  export XLA_PYTHON_CLIENT_PREALLOCATE=false
+  step python ctest --test-dir $build -V -R '^python_'
+  grep -E "^[0-9]+: (dlgemm|stream|[0-9]+ calls|note|SKIP|FAIL|numpy:|torch:|cupy:|jax:)" "$out/python.log"
+fi
 
 lib=$PWD/$build/libdlgemm.so
-for spec in "xblat3s sblat3.in SGEMM" "xscblat3 sin3 cblas_sgemm"; do
+want netlib && for spec in "xblat3s sblat3.in SGEMM" "xscblat3 sin3 cblas_sgemm"; do
   set -- $spec
   step "netlib_gpu_$1" env DLGEMM_FORCE=gpu conformance/netlib.sh "$lib" "$DEVDEPS_BLAS_TESTS" "$1" "$2" "$3" cuda
   grep -E "PASS:|FAIL:" "$out/netlib_gpu_$1.log"
 done
-step differential_gpu_300 env DLGEMM_FORCE=gpu $build/conformance/test_differential 300
-tail -1 "$out/differential_gpu_300.log"
+if want netlib; then
+  step differential_gpu_300 env DLGEMM_FORCE=gpu $build/conformance/test_differential 300
+  tail -1 "$out/differential_gpu_300.log"
+fi
 
-for tool in memcheck racecheck; do
+want sanitizer && for tool in memcheck racecheck; do
   step "sanitizer_$tool" compute-sanitizer --tool $tool --error-exitcode 9 \
     $build/conformance/test_cuda 12
   grep -E "ERROR SUMMARY|passed" "$out/sanitizer_$tool.log"
 done
-step sanitizer_memcheck_host env DLGEMM_FORCE=gpu compute-sanitizer --tool memcheck \
+want sanitizer && step sanitizer_memcheck_host env DLGEMM_FORCE=gpu compute-sanitizer --tool memcheck \
   --error-exitcode 9 $build/conformance/test_differential 12
 
-cuobjdump -sass "$lib" >"$out/sass.txt" 2>&1
-awk '/Function : /{f=$3} /LDL|STL/{bad[f]++} /LDS.128/{lds[f]++} /FFMA/{ffma[f]++}
+want sass && cuobjdump -sass "$lib" >"$out/sass.txt" 2>&1 && awk '/Function : /{f=$3} /LDL|STL/{bad[f]++} /LDS.128/{lds[f]++} /FFMA/{ffma[f]++}
      END{for (f in ffma) printf "sass %-28s FFMA %5d LDS.128 %3d LDL/STL %d\n", f, ffma[f], lds[f], bad[f]+0}' \
   "$out/sass.txt" | sort | tee "$out/sass_summary.txt"
 
 # Where the main kernel's time goes: one 128x128 launch (the 2048^3 case).
-ncu --kernel-name regex:dlg_sgemm_128x128 --launch-count 1 --section SpeedOfLight \
+want ncu && ncu --kernel-name regex:dlg_sgemm_128x128 --launch-count 1 --section SpeedOfLight \
   --section WarpStateStats --section SchedulerStats --section ComputeWorkloadAnalysis \
   $build/bench/bench_sgemm 1 >"$out/ncu.txt" 2>&1 &&
   grep -E "Throughput|Issued Ipc|Stall|Warp Cycles|Eligible|Active Warps|Pipe" "$out/ncu.txt" | head -40
 
-if [ -x $build/bench/bench_sgemm ]; then
+if want bench && [ -x $build/bench/bench_sgemm ]; then
   $build/bench/bench_sgemm "$reps" 2>&1 | tee "$out/bench.log"
+fi
+# The GCN design's CUDA port against the SIMT kernel and cuBLAS (issue 8).
+if want gcnport && [ -x $build/bench/bench_sgemm ]; then
+  bench/gcn_port.sh $build "$reps" 2>&1 | tee "$out/gcn_port.log"
 fi
 echo "---- summary"
 printf '%s\n' "${summary[@]}"

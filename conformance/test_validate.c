@@ -163,7 +163,7 @@ static const reject_case rejects[] = {
     {"misaligned data", data_misaligned, DLGEMM_ERR_MISALIGNED, "C: data + byte_offset"},
     {"NULL data", data_null, DLGEMM_ERR_NULL_DATA, "A: data is NULL"},
     {"OpenCL device", device_opencl, DLGEMM_ERR_UNSUPPORTED_DEVICE, "B: device type 4"},
-    {"host C, GPU A", device_mixed, DLGEMM_ERR_UNSUPPORTED_DEVICE, "A is on kDLCUDA:0"},
+    {"host C, GPU A", device_mixed, DLGEMM_ERR_UNSUPPORTED_DEVICE, "A is on GPU (2, 0)"},
     {"two GPUs", device_mixed_gpu, DLGEMM_ERR_UNSUPPORTED_DEVICE, "B is on device (2, 1)"},
     {"C overlaps A", overlap_a, DLGEMM_ERR_OVERLAP, "C overlaps A"},
     {"B overlaps C", overlap_b, DLGEMM_ERR_OVERLAP, "C overlaps B"},
@@ -277,6 +277,99 @@ START_TEST(options_struct_sizes)
 }
 END_TEST
 
+static int deleter_calls;
+static void count_deleter(DLManagedTensorVersioned *self) { (void)self, deleter_calls++; }
+static void count_deleter0(DLManagedTensor *self) { (void)self, deleter_calls++; }
+
+/* DLPack 1.x and 0.x managed tensors: the same product as the DLTensors
+ * inside them, version and read-only checks first, deleters never called. */
+START_TEST(managed_and_versioned_tensors)
+{
+  fixture f;
+  float want[64];
+  DLManagedTensorVersioned va, vb, vc;
+  DLManagedTensor ma, mb, mc;
+  dlgemm_status st;
+  setup(&f);
+  ck_assert_int_eq(dlgemm_matmul(&f.A, &f.B, &f.C, 1.5, 0.0, NULL), DLGEMM_OK);
+  memcpy(want, f.c, sizeof want);
+  memset(f.c, 0xff, sizeof f.c); /* NaN: beta = 0 must not read it */
+  va = (DLManagedTensorVersioned){{1, 0}, NULL, count_deleter, 0, f.A};
+  vb = (DLManagedTensorVersioned){{1, 3}, NULL, count_deleter, DLPACK_FLAG_BITMASK_READ_ONLY, f.B};
+  vc = (DLManagedTensorVersioned){{1, 1}, NULL, count_deleter, DLPACK_FLAG_BITMASK_IS_COPIED, f.C};
+  deleter_calls = 0;
+  ck_assert_int_eq(dlgemm_matmul_versioned(&va, &vb, &vc, 1.5, 0.0, NULL), DLGEMM_OK);
+  ck_assert(!memcmp(want, f.c, 4 * 5 * sizeof(float)));
+
+  /* A read-only C, or an unknown major version, is refused and C kept. */
+  memcpy(f.c_before, f.c, sizeof f.c);
+  vc.flags |= DLPACK_FLAG_BITMASK_READ_ONLY;
+  st = dlgemm_matmul_versioned(&va, &vb, &vc, 1.0, 0.0, NULL);
+  ck_assert_int_eq(st, DLGEMM_ERR_READ_ONLY);
+  ck_assert(strstr(dlgemm_last_error(), "C is marked read-only"));
+  vc.flags = 0;
+  vb.version.major = 2;
+  st = dlgemm_matmul_versioned(&va, &vb, &vc, 1.0, 0.0, NULL);
+  ck_assert_int_eq(st, DLGEMM_ERR_DLPACK_VERSION);
+  ck_assert(strstr(dlgemm_last_error(), "B: DLPack version 2.3 is not supported"));
+  vb.version.major = 0;
+  ck_assert_int_eq(dlgemm_matmul_versioned(&va, &vb, &vc, 1.0, 0.0, NULL),
+                   DLGEMM_ERR_DLPACK_VERSION);
+  ck_assert_int_eq(dlgemm_matmul_versioned(&va, NULL, &vc, 1.0, 0.0, NULL),
+                   DLGEMM_ERR_NULL_ARGUMENT);
+  ck_assert(!memcmp(f.c_before, f.c, sizeof f.c));
+
+  /* 0.x managed tensors; their DLTensor checks are dlgemm_matmul's. */
+  ma = (DLManagedTensor){f.A, NULL, count_deleter0};
+  mb = (DLManagedTensor){f.B, NULL, count_deleter0};
+  mc = (DLManagedTensor){f.C, NULL, count_deleter0};
+  memset(f.c, 0xff, sizeof f.c);
+  ck_assert_int_eq(dlgemm_matmul_managed(&ma, &mb, &mc, 1.5, 0.0, NULL), DLGEMM_OK);
+  ck_assert(!memcmp(want, f.c, 4 * 5 * sizeof(float)));
+  mc.dl_tensor.shape = f.as;
+  ck_assert_int_eq(dlgemm_matmul_managed(&ma, &mb, &mc, 1.5, 0.0, NULL),
+                   DLGEMM_ERR_SHAPE_MISMATCH);
+  ck_assert_int_eq(deleter_calls, 0);
+}
+END_TEST
+
+/* kDLROCM tensors: accepted by validation, refused by the router where no AMD
+ * GPU exists (ours: the HIP backend is built but its probe finds no device,
+ * or it is not built at all), with a message naming the backend; C untouched. */
+START_TEST(rocm_tensors_without_an_amd_gpu)
+{
+  fixture f;
+  dlg_gemm g;
+  dlgemm_status st;
+  setup(&f);
+  f.A.device.device_type = f.B.device.device_type = f.C.device.device_type = kDLROCM;
+  ck_assert_int_eq(dlg_validate_tensors(&f.A, &f.B, &f.C, &g), DLGEMM_OK);
+  ck_assert(g.place == DLG_ROCM && g.device_id == 0);
+  memcpy(f.c_before, f.c, sizeof f.c);
+  st = dlgemm_matmul(&f.A, &f.B, &f.C, 1.0, 0.0, NULL);
+  ck_assert_int_eq(st, DLGEMM_ERR_NO_BACKEND);
+  ck_assert_msg(strstr(dlgemm_last_error(), "hip backend"), "message: %s", dlgemm_last_error());
+  ck_assert(!memcmp(f.c_before, f.c, sizeof f.c));
+  /* A ROCm operand with a CUDA C is two GPUs. */
+  f.C.device.device_type = kDLCUDA;
+  ck_assert_int_eq(dlgemm_matmul(&f.A, &f.B, &f.C, 1.0, 0.0, NULL), DLGEMM_ERR_UNSUPPORTED_DEVICE);
+  ck_assert(strstr(dlgemm_last_error(), "A is on device (10, 0) but C is on (2, 0)"));
+}
+END_TEST
+
+/* Both table versions, and a clear refusal of one that does not exist. */
+START_TEST(api_tables_by_version)
+{
+  const dlgemm_api *v1 = dlgemm_get_api(1), *v2 = dlgemm_get_api(2);
+  ck_assert(v1 && v1->abi_version == 1 && v1->matmul == dlgemm_matmul);
+  ck_assert(v2 && v2->abi_version == 2 && v2->matmul_versioned == dlgemm_matmul_versioned &&
+            v2->matmul_managed == dlgemm_matmul_managed);
+  ck_assert_ptr_null(dlgemm_get_api(DLGEMM_ABI_VERSION + 1));
+  ck_assert(strstr(dlgemm_last_error(), "provides versions 1 to 2"));
+  ck_assert_ptr_null(dlgemm_get_api(0));
+}
+END_TEST
+
 static void *fail_on_other_thread(void *arg)
 {
   fixture *f = arg;
@@ -316,6 +409,9 @@ int main(void)
   tcase_add_test(tc, broadcast_and_batch_strides);
   tcase_add_test(tc, options_struct_sizes);
   tcase_add_test(tc, last_error_is_per_thread);
+  tcase_add_test(tc, managed_and_versioned_tensors);
+  tcase_add_test(tc, api_tables_by_version);
+  tcase_add_test(tc, rocm_tensors_without_an_amd_gpu);
   suite_add_tcase(s, tc);
   sr = srunner_create(s);
   srunner_run_all(sr, CK_NORMAL);

@@ -9,15 +9,14 @@
 #include <stdio.h>
 #include <string.h>
 #include "cuda_device.h"
+#include "device_once.h"
 #include "errors.h"
 #include "route.h"
 
 extern const unsigned char dlg_cuda_fatbin[];
 
-static dlg_cuda_device devices[DLG_CUDA_MAX_DEVICES];
-static int device_state[DLG_CUDA_MAX_DEVICES]; /* 0 untried, 1 ready, -1 failed */
-static char device_error[DLG_CUDA_MAX_DEVICES][192];
-static pthread_mutex_t setup_lock = PTHREAD_MUTEX_INITIALIZER;
+static dlg_cuda_device devices[DLG_MAX_DEVICES];
+static dlg_device_once devices_once = DLG_DEVICE_ONCE_INIT;
 
 #define DLG_TILE_ROW(id, bm, bn, bk, stages, minb, order) {bm, bn, DLG_SGEMM_SMEM(bm, bn, bk, stages)},
 const dlg_sgemm_tile dlg_sgemm_tiles[DLG_TILES] = {DLG_SGEMM_TILE_LIST(DLG_TILE_ROW)};
@@ -96,6 +95,8 @@ static int setup(dlg_cuda_device *dev, int ordinal, char *why, size_t len)
   r = cu->ModuleLoadData(&dev->module, dlg_cuda_fatbin);
   for (t = 0; !r && t < DLG_TILES; t++) r = load_tile(cu, dev, t);
   if (!r) r = cu->ModuleGetFunction(&dev->splitk_reduce, dev->module, "dlg_sgemm_splitk_reduce");
+  if (!r) r = cu->ModuleGetFunction(&dev->sgpr, dev->module, "dlg_sgemm_sgpr_64x128");
+  if (!r) r = cu->ModuleGetFunction(&dev->sgpr_edge, dev->module, "dlg_sgemm_sgpr_64x128_edge");
   if (!r) r = create_pool(cu, dev, ordinal);
   if (!r) r = cu->StreamCreate(&dev->stream, CU_STREAM_NON_BLOCKING);
   cu->CtxPopCurrent(NULL);
@@ -108,33 +109,19 @@ static int setup(dlg_cuda_device *dev, int ordinal, char *why, size_t len)
   return 0;
 }
 
+static int setup_device(int ordinal, char *why, size_t len)
+{
+  return setup(&devices[ordinal], ordinal, why, len);
+}
+
 dlg_cuda_device *dlg_cuda_device_get(int ordinal)
 {
-  int state;
-  if (ordinal < 0 || ordinal >= DLG_CUDA_MAX_DEVICES) {
-    dlg_fail(DLGEMM_ERR_UNSUPPORTED_DEVICE, "CUDA device %d is out of range", ordinal);
-    return NULL;
-  }
-  /* Every routed call probes; once a device is ready that must not cost a lock. */
-  if (__atomic_load_n(&device_state[ordinal], __ATOMIC_ACQUIRE) == 1) return &devices[ordinal];
-  pthread_mutex_lock(&setup_lock);
-  if (!device_state[ordinal])
-    __atomic_store_n(&device_state[ordinal],
-                     setup(&devices[ordinal], ordinal, device_error[ordinal],
-                           sizeof device_error[ordinal]) ? -1 : 1,
-                     __ATOMIC_RELEASE);
-  state = device_state[ordinal];
-  pthread_mutex_unlock(&setup_lock);
-  if (state == 1) return &devices[ordinal];
-  dlg_fail(DLGEMM_ERR_NO_BACKEND, "%s", device_error[ordinal]);
-  return NULL;
+  return dlg_device_ready(&devices_once, ordinal, setup_device, "CUDA") ? &devices[ordinal] : NULL;
 }
 
 static int cuda_probe(char *why, size_t len)
 {
-  if (dlg_cuda_device_get(0)) return 0;
-  snprintf(why, len, "%s", dlgemm_last_error());
-  return DLGEMM_ERR_NO_BACKEND;
+  return dlg_device_probe(&devices_once, setup_device, "CUDA", why, len);
 }
 
 /* FP32 for now (FP64 and reduced precisions come with their kernels).  A

@@ -74,6 +74,16 @@ static void parse_tile(int *bm, int *bn)
   }
 }
 
+/* simt (default) or sgpr: the port of the GCN kernel, for measurements. */
+static int parse_kernel(void)
+{
+  const char *v = getenv("DLGEMM_SGEMM_KERNEL");
+  if (!v || !*v || !strcasecmp(v, "simt")) return 0;
+  if (!strcasecmp(v, "sgpr")) return 1;
+  complain("DLGEMM_SGEMM_KERNEL", v, "simt or sgpr");
+  return 0;
+}
+
 static void load(void)
 {
   const char *blas = getenv("DLGEMM_CPU_BLAS");
@@ -82,6 +92,7 @@ static void load(void)
   config.min_mnk = parse_nonnegative("DLGEMM_MIN_MNK", DLG_DEFAULT_MIN_MNK);
   config.cpu_blas = (blas && *blas) ? blas : NULL;
   parse_tile(&config.tile_bm, &config.tile_bn);
+  config.sgemm_sgpr = parse_kernel();
 }
 
 const dlg_config *dlg_config_get(void)

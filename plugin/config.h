@@ -14,6 +14,7 @@ typedef struct dlg_config {
   double min_mnk;         /* DLGEMM_MIN_MNK: host calls with m*n*k below stay on the CPU */
   const char *cpu_blas;   /* DLGEMM_CPU_BLAS: path of the BLAS that answers CPU calls */
   int tile_bm, tile_bn;   /* DLGEMM_SGEMM_TILE=<BM>x<BN>: pin the SIMT tile (0: choose) */
+  int sgemm_sgpr;         /* DLGEMM_SGEMM_KERNEL=sgpr: the GCN design's CUDA port (experiment) */
 } dlg_config;
 
 #define DLG_DEFAULT_MIN_MNK (256.0 * 256.0 * 256.0)

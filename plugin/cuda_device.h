@@ -10,8 +10,6 @@
 #include "cuda_driver.h"
 #include "gemm.h"
 
-enum { DLG_CUDA_MAX_DEVICES = 16 };
-
 /* A block tile of the SIMT kernels (DLG_SGEMM_TILE_LIST order). */
 typedef struct dlg_sgemm_tile { int bm, bn, smem; } dlg_sgemm_tile;
 extern const dlg_sgemm_tile dlg_sgemm_tiles[DLG_TILES];
@@ -23,6 +21,7 @@ typedef struct dlg_cuda_device {
   CUfunction sgemm[DLG_TILES][4]; /* [tile][a_kc * 2 + b_kc] */
   int blocks_per_sm[DLG_TILES];   /* occupancy of each tile's kernels */
   CUfunction splitk_reduce;
+  CUfunction sgpr, sgpr_edge; /* sgemm_sgpr.cu: full 64-row blocks, and any */
   CUmemoryPool pool; /* split-K workspaces: stream-ordered, kept for reuse */
   int sms;
   /* Host-array path: one stream and one grow-only buffer, under lock. */

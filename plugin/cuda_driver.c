@@ -4,11 +4,10 @@
  * The versioned names (_v2) are the ones cuda.h maps the plain names to;
  * asking for them explicitly keeps the ABI the toolkit headers describe.
  */
-#include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
-#include <string.h>
 #include "cuda_driver.h"
+#include "dynlib.h"
 
 static dlg_cuda_api api;
 static int loaded; /* 1: usable, -1: not */
@@ -17,7 +16,8 @@ static pthread_once_t once = PTHREAD_ONCE_INIT;
 
 static void load(void)
 {
-  static const struct { const char *name; size_t offset; } syms[] = {
+  static const char *const libs[] = {"libcuda.so.1", NULL};
+  static const dlg_symbol syms[] = {
       {"cuInit", offsetof(dlg_cuda_api, Init)},
       {"cuDeviceGetCount", offsetof(dlg_cuda_api, DeviceGetCount)},
       {"cuDeviceGet", offsetof(dlg_cuda_api, DeviceGet)},
@@ -42,23 +42,11 @@ static void load(void)
       {"cuLaunchKernel", offsetof(dlg_cuda_api, LaunchKernel)},
       {"cuGetErrorString", offsetof(dlg_cuda_api, GetErrorString)},
   };
-  void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-  size_t i;
   CUresult r;
-  if (!h) {
-    snprintf(load_error, sizeof load_error, "no NVIDIA driver (libcuda.so.1: %s)", dlerror());
+  if (dlg_dynlib_bind(libs, "NVIDIA driver", syms, sizeof syms / sizeof syms[0], &api, load_error,
+                      sizeof load_error)) {
     loaded = -1;
     return;
-  }
-  for (i = 0; i < sizeof syms / sizeof syms[0]; i++) {
-    void *f = dlsym(h, syms[i].name);
-    if (!f) {
-      snprintf(load_error, sizeof load_error, "libcuda.so.1 lacks %s (driver too old)",
-               syms[i].name);
-      loaded = -1;
-      return;
-    }
-    memcpy((char *)&api + syms[i].offset, &f, sizeof f);
   }
   if ((r = api.Init(0)) != CUDA_SUCCESS) {
     snprintf(load_error, sizeof load_error, "cuInit failed: %s", dlg_cuda_error(r));

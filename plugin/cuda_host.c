@@ -14,63 +14,41 @@
 #include <string.h>
 #include "cuda_device.h"
 #include "errors.h"
+#include "staging.h"
 
-/* Bytes of the compact copy of one matrix, rounded up for alignment. */
-static size_t compact_bytes(const dlg_matrix *x, int64_t batch)
-{
-  size_t one = (size_t)(x->rows * x->cols) * 4;
-  return ((x->bs ? (size_t)batch : 1) * one + 255) / 256 * 256;
-}
-
-/* One 2-D copy per batch entry between the caller's view and the compact
- * device copy at dev_base. */
+/* Each batch entry of x between the caller's view and the compact device
+ * copy at dev_base (staging.h). */
 static CUresult copy(const dlg_cuda_api *cu, const dlg_matrix *x, int64_t batch,
                      CUdeviceptr dev_base, int to_device, CUstream s)
 {
-  const int colmajor = dlg_is_colmajor(x);
-  const size_t width = (size_t)(colmajor ? x->rows : x->cols) * 4;
-  const size_t height = (size_t)(colmajor ? x->cols : x->rows);
-  const size_t pitch = (size_t)dlg_ld(x) * 4;
-  int64_t p, n = x->bs ? batch : 1;
+  int64_t p, n = dlg_staged_entries(x, batch);
   CUresult r = CUDA_SUCCESS;
   for (p = 0; p < n && !r; p++) {
+    dlg_copy2d g = dlg_staged_copy(x, p, 4);
     CUDA_MEMCPY2D c;
-    char *host = (char *)x->data + (size_t)(p * x->bs) * 4;
-    CUdeviceptr d = dev_base + (CUdeviceptr)(p * (int64_t)(width * height));
     memset(&c, 0, sizeof c);
-    c.WidthInBytes = width;
-    c.Height = height;
+    c.WidthInBytes = g.width;
+    c.Height = g.height;
     if (to_device) {
-      c.srcMemoryType = CU_MEMORYTYPE_HOST, c.srcHost = host, c.srcPitch = pitch;
-      c.dstMemoryType = CU_MEMORYTYPE_DEVICE, c.dstDevice = d, c.dstPitch = width;
+      c.srcMemoryType = CU_MEMORYTYPE_HOST, c.srcHost = g.host, c.srcPitch = g.pitch;
+      c.dstMemoryType = CU_MEMORYTYPE_DEVICE, c.dstDevice = dev_base + g.dev_offset;
+      c.dstPitch = g.width;
     } else {
-      c.srcMemoryType = CU_MEMORYTYPE_DEVICE, c.srcDevice = d, c.srcPitch = width;
-      c.dstMemoryType = CU_MEMORYTYPE_HOST, c.dstHost = host, c.dstPitch = pitch;
+      c.srcMemoryType = CU_MEMORYTYPE_DEVICE, c.srcDevice = dev_base + g.dev_offset;
+      c.srcPitch = g.width;
+      c.dstMemoryType = CU_MEMORYTYPE_HOST, c.dstHost = g.host, c.dstPitch = g.pitch;
     }
     r = cu->Memcpy2DAsync(&c, s);
   }
   return r;
 }
 
-/* The device view of x: same orientation, compact, at base. */
-static dlg_matrix on_device(const dlg_matrix *x, CUdeviceptr base)
-{
-  dlg_matrix d = *x;
-  const int colmajor = dlg_is_colmajor(x);
-  d.data = (void *)(uintptr_t)base;
-  d.rs = colmajor ? 1 : x->cols;
-  d.cs = colmajor ? (x->rows > 1 ? x->rows : 1) : 1;
-  if (!colmajor && x->cols <= 1) d.rs = 1, d.cs = x->rows > 1 ? x->rows : 1; /* a column */
-  d.bs = x->bs ? x->rows * x->cols : 0;
-  return d;
-}
-
 dlgemm_status dlg_cuda_sgemm_host(dlg_cuda_device *dev, const dlg_gemm *g)
 {
   char why[160];
   const dlg_cuda_api *cu = dlg_cuda_api_get(why, sizeof why);
-  size_t na = compact_bytes(&g->a, g->batch), nb = compact_bytes(&g->b, g->batch);
-  size_t nc = compact_bytes(&g->c, g->batch), need = na + nb + nc;
+  size_t na = dlg_staged_bytes(&g->a, g->batch, 4), nb = dlg_staged_bytes(&g->b, g->batch, 4);
+  size_t nc = dlg_staged_bytes(&g->c, g->batch, 4), need = na + nb + nc;
   dlg_gemm d = *g;
   dlgemm_status st = DLGEMM_OK;
   const char *step = "context";
@@ -86,9 +64,9 @@ dlgemm_status dlg_cuda_sgemm_host(dlg_cuda_device *dev, const dlg_gemm *g)
     dev->staging_size = need;
   }
   d.place = DLG_CUDA;
-  d.a = on_device(&g->a, dev->staging);
-  d.b = on_device(&g->b, dev->staging + na);
-  d.c = on_device(&g->c, dev->staging + na + nb);
+  d.a = dlg_staged_view(&g->a, dev->staging);
+  d.b = dlg_staged_view(&g->b, dev->staging + na);
+  d.c = dlg_staged_view(&g->c, dev->staging + na + nb);
   step = "copy to device";
   if ((r = copy(cu, &g->a, g->batch, dev->staging, 1, dev->stream)) ||
       (r = copy(cu, &g->b, g->batch, dev->staging + na, 1, dev->stream)) ||

@@ -126,6 +126,36 @@ static dlgemm_status launched(CUresult r, const char *what)
   return dlg_fail(DLGEMM_ERR_BACKEND_FAILED, "CUDA %s failed: %s", what, dlg_cuda_error(r));
 }
 
+/* The GCN design's port (sgemm_sgpr.cu), asked for by DLGEMM_SGEMM_KERNEL=sgpr
+ * and taking only its native case (variant rk: A column-major, B
+ * k-contiguous): the whole 64-row blocks of aligned operands on the fast
+ * kernel, the rest of the rows (or everything, unaligned) on the guarded one. */
+static CUresult launch_sgpr(const dlg_cuda_api *cu, const dlg_cuda_device *dev, const plan *pl,
+                            CUstream stream)
+{
+  const long long zmax = 65535;
+  const int m64 = pl->args.vec_a && pl->args.vec_b ? pl->args.m / 64 * 64 : 0;
+  CUresult r = CUDA_SUCCESS;
+  long long b0;
+  int part;
+  for (b0 = 0; b0 < pl->batch && !r; b0 += zmax) {
+    for (part = 0; part < 2 && !r; part++) {
+      dlg_sgemm_args a = pl->args;
+      void *params[] = {&a};
+      long long nb = pl->batch - b0 < zmax ? pl->batch - b0 : zmax;
+      a.a += b0 * a.sa, a.b += b0 * a.sb, a.c += b0 * a.sc;
+      a.splits = 1, a.kchunk = a.k;
+      if (part == 1) a.a += m64, a.c += m64;
+      a.m = part == 0 ? m64 : a.m - m64;
+      if (!a.m) continue;
+      r = cu->LaunchKernel(part == 0 ? dev->sgpr : dev->sgpr_edge, (unsigned)((a.n + 127) / 128),
+                           (unsigned)((a.m + 63) / 64), (unsigned)nb, 128, 1, 1, 0, stream,
+                           params, NULL);
+    }
+  }
+  return r;
+}
+
 dlgemm_status dlg_cuda_sgemm(dlg_cuda_device *dev, const dlg_gemm *g, CUstream stream)
 {
   char why[160];
@@ -140,6 +170,8 @@ dlgemm_status dlg_cuda_sgemm(dlg_cuda_device *dev, const dlg_gemm *g, CUstream s
   if (g->m > INT32_MAX || g->n > INT32_MAX || g->k > INT32_MAX)
     return dlg_fail(DLGEMM_ERR_TOO_LARGE, "m, n and k must each fit in 32 bits");
   route_pick_kernel(dev, g, &pl);
+  if (dlg_config_get()->sgemm_sgpr && pl.variant == 1)
+    return launched(launch_sgpr(cu, dev, &pl, stream), "kernel launch");
   tile = &dlg_sgemm_tiles[pl.tile];
   /* The kernels step through A and B in 32-bit strides of 8 leading dimensions. */
   if (pl.args.lda > INT32_MAX / 8 || pl.args.ldb > INT32_MAX / 8)

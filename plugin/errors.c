@@ -42,6 +42,8 @@ DLGEMM_API const char *dlgemm_status_string(dlgemm_status status)
   case DLGEMM_ERR_BACKEND_FAILED: return "the backend failed";
   case DLGEMM_ERR_TOO_LARGE: return "a dimension is too large for the backend";
   case DLGEMM_ERR_ABI_VERSION: return "unknown ABI version";
+  case DLGEMM_ERR_DLPACK_VERSION: return "unsupported DLPack version";
+  case DLGEMM_ERR_READ_ONLY: return "C is read-only";
   }
   return "unknown status";
 }

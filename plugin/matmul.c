@@ -1,5 +1,6 @@
 /*
- * matmul.c - the DLPack entry points: dlgemm_matmul and the API table.
+ * matmul.c - the DLPack entry points: dlgemm_matmul on DLTensors, its
+ * managed (0.x) and versioned (1.x) forms, and the API table.
  */
 #include <stdio.h>
 #include <string.h>
@@ -68,20 +69,52 @@ DLGEMM_API dlgemm_status dlgemm_matmul(const DLTensor *a, const DLTensor *b, DLT
   return st;
 }
 
-static const dlgemm_api api_v1 = {
-    1,
-    sizeof(dlgemm_api),
-    dlgemm_version,
-    dlgemm_options_init,
-    dlgemm_matmul,
-    dlgemm_status_string,
-    dlgemm_last_error,
-};
+DLGEMM_API dlgemm_status dlgemm_matmul_managed(const DLManagedTensor *a, const DLManagedTensor *b,
+                                               DLManagedTensor *c, double alpha, double beta,
+                                               const dlgemm_options *opts)
+{
+  if (!a || !b || !c)
+    return dlg_fail(DLGEMM_ERR_NULL_ARGUMENT, "%s is NULL", !a ? "A" : !b ? "B" : "C");
+  return dlgemm_matmul(&a->dl_tensor, &b->dl_tensor, &c->dl_tensor, alpha, beta, opts);
+}
+
+/* A 1.x tensor's version and flags, before its DLTensor is looked at. */
+static dlgemm_status check_versioned(const DLManagedTensorVersioned *t, const char *name,
+                                     int written)
+{
+  if (!t) return dlg_fail(DLGEMM_ERR_NULL_ARGUMENT, "%s is NULL", name);
+  if (t->version.major != 1)
+    return dlg_fail(DLGEMM_ERR_DLPACK_VERSION, "%s: DLPack version %u.%u is not supported; "
+                    "dlgemm takes 1.x (DLManagedTensorVersioned) and 0.x (DLManagedTensor)",
+                    name, t->version.major, t->version.minor);
+  if (written && (t->flags & DLPACK_FLAG_BITMASK_READ_ONLY))
+    return dlg_fail(DLGEMM_ERR_READ_ONLY, "%s is marked read-only (DLPACK_FLAG_BITMASK_READ_ONLY) "
+                    "and cannot receive the product", name);
+  return DLGEMM_OK;
+}
+
+DLGEMM_API dlgemm_status dlgemm_matmul_versioned(const DLManagedTensorVersioned *a,
+                                                 const DLManagedTensorVersioned *b,
+                                                 DLManagedTensorVersioned *c, double alpha,
+                                                 double beta, const dlgemm_options *opts)
+{
+  dlgemm_status st;
+  if ((st = check_versioned(a, "A", 0)) || (st = check_versioned(b, "B", 0)) ||
+      (st = check_versioned(c, "C", 1)))
+    return st;
+  return dlgemm_matmul(&a->dl_tensor, &b->dl_tensor, &c->dl_tensor, alpha, beta, opts);
+}
+
+/* One table serves every version: a version-1 caller reads only its prefix. */
+#define API_TABLE(v)                                                                         \
+  {v, sizeof(dlgemm_api), dlgemm_version, dlgemm_options_init, dlgemm_matmul,              \
+   dlgemm_status_string, dlgemm_last_error, dlgemm_matmul_managed, dlgemm_matmul_versioned}
+static const dlgemm_api api_tables[] = {API_TABLE(1), API_TABLE(2)};
 
 DLGEMM_API const dlgemm_api *dlgemm_get_api(int abi_version)
 {
-  if (abi_version == 1) return &api_v1;
+  if (abi_version >= 1 && abi_version <= DLGEMM_ABI_VERSION) return &api_tables[abi_version - 1];
   dlg_fail(DLGEMM_ERR_ABI_VERSION, "ABI version %d is not provided; this library (%s) provides "
-           "version 1", abi_version, dlgemm_version());
+           "versions 1 to %d", abi_version, dlgemm_version(), DLGEMM_ABI_VERSION);
   return NULL;
 }

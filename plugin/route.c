@@ -18,6 +18,9 @@ static const dlg_backend *const builtin_table[] = {
 #ifdef DLGEMM_HAVE_CUDA
     &dlg_backend_cuda,
 #endif
+#ifdef DLGEMM_HAVE_HIP
+    &dlg_backend_hip, /* after CUDA: host arrays go to AMD only when it is the only GPU */
+#endif
     &dlg_backend_cpu,
 };
 

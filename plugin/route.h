@@ -14,6 +14,9 @@ extern const dlg_backend dlg_backend_cpu;
 #ifdef DLGEMM_HAVE_CUDA
 extern const dlg_backend dlg_backend_cuda;
 #endif
+#ifdef DLGEMM_HAVE_HIP
+extern const dlg_backend dlg_backend_hip;
+#endif
 
 /* Choose a backend for g from table[0..n).  requested is the options'
  * backend override.  Returns NULL (and a dlgemm_last_error() message) when

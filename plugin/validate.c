@@ -20,7 +20,13 @@ typedef struct view {
   dlg_matrix mat;
 } view;
 
-static int is_host(DLDeviceType t) { return t == kDLCPU || t == kDLCUDAHost; }
+static int is_host(DLDeviceType t)
+{
+  return t == kDLCPU || t == kDLCUDAHost || t == kDLROCMHost;
+}
+
+/* GPU memory: the device types that name one GPU's memory. */
+static int is_gpu(DLDeviceType t) { return t == kDLCUDA || t == kDLROCM; }
 
 static dlgemm_status read_dtype(const DLTensor *t, const char *name, dlg_dtype *out)
 {
@@ -166,28 +172,30 @@ static dlgemm_status check_devices(const DLTensor *a, const DLTensor *b, const D
   const DLTensor *t[3] = {a, b, c};
   const char *names[3] = {"A", "B", "C"};
   int i;
+  const DLDevice cd = c->device;
   for (i = 0; i < 3; i++) {
     DLDeviceType d = t[i]->device.device_type;
-    if (d != kDLCPU && d != kDLCUDAHost && d != kDLCUDA)
+    if (!is_host(d) && !is_gpu(d))
       return dlg_fail(DLGEMM_ERR_UNSUPPORTED_DEVICE, "%s: device type %d is not supported "
-                      "(kDLCPU, kDLCUDAHost and kDLCUDA are)", names[i], (int)d);
+                      "(kDLCPU, kDLCUDAHost, kDLROCMHost, kDLCUDA and kDLROCM are)", names[i],
+                      (int)d);
   }
-  if (c->device.device_type == kDLCUDA) {
+  if (is_gpu(cd.device_type)) {
     for (i = 0; i < 2; i++)
-      if (t[i]->device.device_type != kDLCUDA || t[i]->device.device_id != c->device.device_id)
+      if (t[i]->device.device_type != cd.device_type || t[i]->device.device_id != cd.device_id)
         return dlg_fail(DLGEMM_ERR_UNSUPPORTED_DEVICE, "%s is on device (%d, %d) but C is on "
-                        "kDLCUDA:%d; all operands must be on the same GPU", names[i],
+                        "(%d, %d); all operands must be on the same GPU", names[i],
                         (int)t[i]->device.device_type, t[i]->device.device_id,
-                        c->device.device_id);
-    g->place = DLG_CUDA;
-    g->device_id = c->device.device_id;
+                        (int)cd.device_type, cd.device_id);
+    g->place = cd.device_type == kDLCUDA ? DLG_CUDA : DLG_ROCM;
+    g->device_id = cd.device_id;
     return DLGEMM_OK;
   }
   for (i = 0; i < 2; i++)
     if (!is_host(t[i]->device.device_type))
-      return dlg_fail(DLGEMM_ERR_UNSUPPORTED_DEVICE, "%s is on kDLCUDA:%d but C is in host "
+      return dlg_fail(DLGEMM_ERR_UNSUPPORTED_DEVICE, "%s is on GPU (%d, %d) but C is in host "
                       "memory; all operands must be on the same device", names[i],
-                      t[i]->device.device_id);
+                      (int)t[i]->device.device_type, t[i]->device.device_id);
   g->place = DLG_HOST;
   g->device_id = 0;
   return DLGEMM_OK;

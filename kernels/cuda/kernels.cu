@@ -1,0 +1,7 @@
+/*
+ * kernels.cu - every CUDA kernel of libdlgemm.so in one translation unit, so
+ * nvcc makes one fatbin of cubins (one per architecture) for the library to
+ * embed.
+ */
+#include "sgemm_simt.cu"
+#include "sgemm_sgpr.cu"
