@@ -18,7 +18,7 @@ extern const unsigned char dlg_cuda_fatbin[];
 static dlg_cuda_device devices[DLG_MAX_DEVICES];
 static dlg_device_once devices_once = DLG_DEVICE_ONCE_INIT;
 
-#define DLG_TILE_ROW(id, bm, bn, bk, stages, minb, order) {bm, bn, DLG_SGEMM_SMEM(bm, bn, bk, stages)},
+#define DLG_TILE_ROW(id, bm, bn, bk, stages, minb, order) {bm, bn, bk, DLG_SGEMM_SMEM(bm, bn, bk, stages)},
 const dlg_sgemm_tile dlg_sgemm_tiles[DLG_TILES] = {DLG_SGEMM_TILE_LIST(DLG_TILE_ROW)};
 #undef DLG_TILE_ROW
 
@@ -95,6 +95,7 @@ static int setup(dlg_cuda_device *dev, int ordinal, char *why, size_t len)
   r = cu->ModuleLoadData(&dev->module, dlg_cuda_fatbin);
   for (t = 0; !r && t < DLG_TILES; t++) r = load_tile(cu, dev, t);
   if (!r) r = cu->ModuleGetFunction(&dev->splitk_reduce, dev->module, "dlg_sgemm_splitk_reduce");
+  if (!r) r = cu->ModuleGetFunction(&dev->streamk_fixup, dev->module, "dlg_sgemm_streamk_fixup");
   if (!r) r = cu->ModuleGetFunction(&dev->sgpr, dev->module, "dlg_sgemm_sgpr_64x128");
   if (!r) r = cu->ModuleGetFunction(&dev->sgpr_edge, dev->module, "dlg_sgemm_sgpr_64x128_edge");
   if (!r) r = create_pool(cu, dev, ordinal);

@@ -84,6 +84,16 @@ static int parse_kernel(void)
   return 0;
 }
 
+static int parse_streamk(void)
+{
+  const char *v = getenv("DLGEMM_SGEMM_STREAMK");
+  if (!v || !*v || !strcasecmp(v, "auto")) return -1;
+  if (!strcasecmp(v, "on")) return 1;
+  if (!strcasecmp(v, "off")) return 0;
+  complain("DLGEMM_SGEMM_STREAMK", v, "auto, on or off");
+  return -1;
+}
+
 static void load(void)
 {
   const char *blas = getenv("DLGEMM_CPU_BLAS");
@@ -93,6 +103,7 @@ static void load(void)
   config.cpu_blas = (blas && *blas) ? blas : NULL;
   parse_tile(&config.tile_bm, &config.tile_bn);
   config.sgemm_sgpr = parse_kernel();
+  config.streamk = parse_streamk();
 }
 
 const dlg_config *dlg_config_get(void)

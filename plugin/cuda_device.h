@@ -11,7 +11,7 @@
 #include "gemm.h"
 
 /* A block tile of the SIMT kernels (DLG_SGEMM_TILE_LIST order). */
-typedef struct dlg_sgemm_tile { int bm, bn, smem; } dlg_sgemm_tile;
+typedef struct dlg_sgemm_tile { int bm, bn, bk, smem; } dlg_sgemm_tile;
 extern const dlg_sgemm_tile dlg_sgemm_tiles[DLG_TILES];
 
 typedef struct dlg_cuda_device {
@@ -20,7 +20,7 @@ typedef struct dlg_cuda_device {
   CUmodule module;
   CUfunction sgemm[DLG_TILES][4]; /* [tile][a_kc * 2 + b_kc] */
   int blocks_per_sm[DLG_TILES];   /* occupancy of each tile's kernels */
-  CUfunction splitk_reduce;
+  CUfunction splitk_reduce, streamk_fixup;
   CUfunction sgpr, sgpr_edge; /* sgemm_sgpr.cu: full 64-row blocks, and any */
   CUmemoryPool pool; /* split-K workspaces: stream-ordered, kept for reuse */
   int sms;

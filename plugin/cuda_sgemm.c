@@ -8,6 +8,7 @@
  */
 #include <math.h>
 #include <stdint.h>
+#include <string.h>
 #include "config.h"
 #include "cuda_device.h"
 #include "errors.h"
@@ -29,6 +30,7 @@ static int operand(const void *data, int64_t rs, int64_t cs, int64_t bs, const f
 typedef struct plan {
   dlg_sgemm_args args;
   int tile, variant;
+  int streamk; /* blocks of a stream-K launch, 0 for data-parallel */
   long long batch;
 } plan;
 
@@ -60,6 +62,46 @@ static double plan_cost(const dlg_cuda_device *dev, int t, double m, double n, d
   return cost;
 }
 
+/* Data-parallel waves before the stream-K part of a launch over `tiles`:
+ * all full waves but one, so that stream-K spreads between one and two
+ * waves' tiles over every slot, and the blocks running at any time work on
+ * neighbouring tiles (stream-K over the whole matrix would have them cover
+ * all of it at once, and lose in L2 what it gains in balance). */
+static long long streamk_dp_tiles(long long tiles, long long slots)
+{
+  return tiles / slots >= 2 ? (tiles / slots - 1) * slots : 0;
+}
+
+/* Stream-K's cost: the data-parallel waves, then the remaining tiles'
+ * FMAs evenly over every slot, with a pipeline fill for each block's (about
+ * two) segments, the split tiles' parts - two workspace tiles per block,
+ * written and read once - and a second launch for the fixup. */
+static double streamk_cost(const dlg_cuda_device *dev, int t, double m, double n, double k)
+{
+  const double bm = dlg_sgemm_tiles[t].bm, bn = dlg_sgemm_tiles[t].bn;
+  const double occ = dev->blocks_per_sm[t], slots = dev->sms * occ;
+  const double kpad = ceil_div(k, dlg_sgemm_tiles[t].bk) * dlg_sgemm_tiles[t].bk;
+  const double tiles = ceil_div(m, bm) * ceil_div(n, bn);
+  const double dp = (double)streamk_dp_tiles((long long)tiles, (long long)slots);
+  const double wave = occ * bm * bn * kpad / (128 * tile_efficiency[t]);
+  return dp / slots * (wave + WAVE_CYCLES) + (tiles - dp) / slots * wave + 2 * WAVE_CYCLES +
+         LAUNCH_CYCLES + slots * bm * bn * 4 * 3 / BYTES_PER_CYCLE;
+}
+
+/* Stream-K's blocks for tile t, or 0 where it does not apply: one matrix,
+ * at least a wave of tiles (fewer are the skinny shapes, for which split-K
+ * is the better answer), and at least two units of BK-deep work per block
+ * (so every block's range is non-empty, which the fixup relies on). */
+static int streamk_blocks(const dlg_cuda_device *dev, int t, const dlg_gemm *g, int64_t m,
+                          int64_t n, int k)
+{
+  const long long slots = (long long)dev->sms * dev->blocks_per_sm[t];
+  const long long tiles = ((m + dlg_sgemm_tiles[t].bm - 1) / dlg_sgemm_tiles[t].bm) *
+                          ((n + dlg_sgemm_tiles[t].bn - 1) / dlg_sgemm_tiles[t].bn);
+  const long long iters = (k + dlg_sgemm_tiles[t].bk - 1) / dlg_sgemm_tiles[t].bk;
+  return g->batch == 1 && slots >= 2 && tiles >= slots && iters >= 2 ? (int)slots : 0;
+}
+
 /* The tile DLGEMM_SGEMM_TILE pins, or -1 (none, or no such kernel). */
 static int pinned_tile(void)
 {
@@ -78,10 +120,12 @@ static void route_pick_kernel(const dlg_cuda_device *dev, const dlg_gemm *g, pla
   const int swap = !dlg_is_colmajor(&g->c);
   /* In the column-major problem X = op1 * op2 with X m' x n'. */
   const dlg_matrix *x1 = swap ? &g->b : &g->a, *x2 = swap ? &g->a : &g->b;
+  const dlg_config *cfg = dlg_config_get();
   int a_kc, b_kc, t, splits, pin = pinned_tile();
   int64_t m = swap ? g->n : g->m, n = swap ? g->m : g->n;
   double best = HUGE_VAL;
 
+  memset(pl, 0, sizeof *pl); /* no stream-K fields by accident */
   /* op1(i,l) is A(i,l) = A[i*rs + l*cs], or B^T(i,l) = B[l*rs + i*cs]; it is
    * k-contiguous when its row index i is not the unit stride. */
   a_kc = !operand(x1->data, swap ? x1->cs : x1->rs, swap ? x1->rs : x1->cs, x1->bs, &a->a,
@@ -100,15 +144,24 @@ static void route_pick_kernel(const dlg_cuda_device *dev, const dlg_gemm *g, pla
    * neither, so an Inf or NaN there must not reach C through 0 * Inf). */
   if (g->alpha == 0 || g->k == 0) a->k = 0;
 
-  /* The cheapest (tile, split) by the model; each split keeps at least 256
-   * of k, so a split's work outweighs its share of the reduction. */
-  pl->tile = DLG_TILE_128x128, splits = 1;
+  /* The cheapest (tile, split or stream-K) by the model; each split keeps at
+   * least 256 of k, so a split's work outweighs its share of the reduction.
+   * DLGEMM_SGEMM_STREAMK=on takes stream-K wherever it applies (tests). */
+  pl->tile = DLG_TILE_128x128, splits = 1, pl->streamk = 0;
   for (t = 0; t < DLG_TILES; t++) {
+    const int sk = cfg->streamk ? streamk_blocks(dev, t, g, m, n, a->k) : 0;
     int s;
     if (pin >= 0 && t != pin) continue;
     for (s = 1; s <= 64 && (s == 1 || a->k / s >= 256); s *= 2) {
       double c = plan_cost(dev, t, (double)m, (double)n, (double)a->k, (double)g->batch, s);
-      if (c < best) best = c, pl->tile = t, splits = s;
+      if (c < best && !(cfg->streamk == 1 && pl->streamk))
+        best = c, pl->tile = t, splits = s, pl->streamk = 0;
+    }
+    if (sk) {
+      double c = streamk_cost(dev, t, (double)m, (double)n, (double)a->k);
+      /* forced: the cheapest stream-K plan, whatever the others cost */
+      if (cfg->streamk == 1 && !pl->streamk) best = HUGE_VAL;
+      if (c < best) best = c, pl->tile = t, splits = 1, pl->streamk = sk;
     }
   }
   /* Each split gets a multiple of 16 of k (whole tiles of every BK);
@@ -156,6 +209,37 @@ static CUresult launch_sgpr(const dlg_cuda_api *cu, const dlg_cuda_device *dev, 
   return r;
 }
 
+/* Stream-K: one launch of the data-parallel blocks (a whole tile each) and,
+ * behind them, pl->streamk blocks over the remaining tiles' k-units with
+ * their parts in a pooled workspace of two tiles per block (one launch, so
+ * no wave drains between the two); then the fixup. */
+static CUresult launch_streamk(const dlg_cuda_api *cu, const dlg_cuda_device *dev,
+                               const plan *pl, CUstream stream)
+{
+  const dlg_sgemm_tile *tile = &dlg_sgemm_tiles[pl->tile];
+  dlg_sgemm_args a = pl->args;
+  void *params[] = {&a};
+  int bm = tile->bm, bn = tile->bn;
+  void *fixup[] = {&a, &bm, &bn};
+  const long long tiles = (long long)((a.m + bm - 1) / bm) * ((a.n + bn - 1) / bn);
+  const long long dp = streamk_dp_tiles(tiles, pl->streamk);
+  CUdeviceptr work = 0;
+  CUresult r = CUDA_SUCCESS;
+  a.sk_iters = (a.k + tile->bk - 1) / tile->bk;
+  a.sk_ctas = pl->streamk, a.sk_dp = (int)dp, a.sk_units = (tiles - dp) * a.sk_iters;
+  if ((r = cu->MemAllocFromPoolAsync(&work, (size_t)a.sk_ctas * 2 * bm * bn * 4, dev->pool,
+                                     stream)))
+    return r;
+  a.sk_work = (float *)(uintptr_t)work;
+  r = cu->LaunchKernel(dev->sgemm[pl->tile][pl->variant], (unsigned)(dp + a.sk_ctas), 1, 1,
+                       DLG_SGEMM_THREADS, 1, 1, (unsigned)tile->smem, stream, params, NULL);
+  if (!r)
+    r = cu->LaunchKernel(dev->streamk_fixup, (unsigned)(a.sk_ctas - 1), 1, 1, 256, 1, 1, 0,
+                         stream, fixup, NULL);
+  cu->MemFreeAsync(work, stream);
+  return r;
+}
+
 dlgemm_status dlg_cuda_sgemm(dlg_cuda_device *dev, const dlg_gemm *g, CUstream stream)
 {
   char why[160];
@@ -176,6 +260,7 @@ dlgemm_status dlg_cuda_sgemm(dlg_cuda_device *dev, const dlg_gemm *g, CUstream s
   /* The kernels step through A and B in 32-bit strides of 8 leading dimensions. */
   if (pl.args.lda > INT32_MAX / 8 || pl.args.ldb > INT32_MAX / 8)
     return dlg_fail(DLGEMM_ERR_TOO_LARGE, "leading dimension above 2^28 elements");
+  if (pl.streamk) return launched(launch_streamk(cu, dev, &pl, stream), "kernel launch");
   if (pl.args.splits > 1) {
     size_t bytes = (size_t)pl.args.m * pl.args.n * pl.args.splits * 4 *
                    (size_t)(pl.batch < zmax / pl.args.splits ? pl.batch : zmax / pl.args.splits);

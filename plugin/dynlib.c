@@ -13,7 +13,7 @@ int dlg_dynlib_bind(const char *const *libs, const char *what, const dlg_symbol 
   size_t i;
   for (i = 0; libs[i] && !h; i++) h = dlopen(libs[i], RTLD_NOW | RTLD_LOCAL);
   if (!h) {
-    snprintf(why, why_len, "no %s (%s: %s)", what, libs[0], dlerror());
+    snprintf(why, why_len, "no %s (%s)", what, dlerror());
     return -1;
   }
   for (i = 0; i < nsyms; i++) {

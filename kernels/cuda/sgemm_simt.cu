@@ -53,6 +53,11 @@
  * multiplies a k-range and writes alpha * partial into a workspace; the
  * reduce kernel then adds the splits in a fixed order (deterministic) and
  * applies beta.
+ *
+ * Stream-K (p.sk_ctas > 0): the same kernel, with blockIdx.x enumerating
+ * whole tiles for the data-parallel waves and then equal shares of the last
+ * waves' k-work (gemm_streamk); dlg_sgemm_streamk_fixup adds the shares of
+ * the tiles they split, in block order.
  */
 #include <stdint.h>
 
@@ -235,8 +240,23 @@ static __device__ __forceinline__ void ffma_block(float (&acc)[MI][NJ], const fl
     }
 }
 
+/* Where a tile's product goes: alpha * product + beta * C into C (ld ldc,
+ * rows below m and columns below n only), or, for a split tile's part, into
+ * a dense workspace tile (beta 0, every element). */
+struct tile_out {
+  float *c;
+  long long ldc;
+  int m, n;
+  float beta;
+  int vec;
+};
+
+/* One BM x BN tile of C at (m0, n0): A and B already point at the first k
+ * of the klen to multiply. */
 template <int BM, int BN, int BK, int STAGES, int ORDER, bool A_KC, bool B_KC>
-static __device__ __forceinline__ void gemm_tile(const gemm_args &p)
+static __device__ __forceinline__ void tile_product(const gemm_args &p, int m0, int n0,
+                                                    const float *A, const float *B, int klen,
+                                                    const tile_out &o)
 {
   enum { QM = BM / 64, QN = BN / 64 }; /* quadrants per thread in m and n */
   struct stage {
@@ -249,13 +269,6 @@ static __device__ __forceinline__ void gemm_tile(const gemm_args &p)
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   const int tm = (warp % 2) * 8 + lane % 8; /* row offset / 4 within a quadrant */
   const int tn = (warp / 2) * 4 + lane / 8; /* column offset / 4 */
-  const int m0 = blockIdx.x * BM, n0 = blockIdx.y * BN;
-  const int z = blockIdx.z, batch = z / p.splits, split = z % p.splits;
-  const int kbeg = split * p.kchunk;
-  const int klen = min(p.kchunk, p.k - kbeg);
-  /* Shift A and B to this split's k range; C to its batch (or workspace). */
-  const float *A = p.a + batch * p.sa + (A_KC ? kbeg : kbeg * p.lda);
-  const float *B = p.b + batch * p.sb + (B_KC ? kbeg : kbeg * p.ldb);
 
   copier<BM, BK, A_KC> ca;
   copier<BN, BK, B_KC> cb; /* B's tile rows are its n index */
@@ -357,24 +370,14 @@ static __device__ __forceinline__ void gemm_tile(const gemm_args &p)
   for (; t < tmain; t++) tile(flag<true>(), t);
   for (; t < ntiles; t++) tile(flag<false>(), t);
 
-  /* Epilogue.  Split-K partials go to a compact m x n workspace slice. */
-  float *C;
-  long long ldc;
-  float beta = p.beta;
-  int vec = p.vec_c;
-  if (p.splits > 1) {
-    C = p.c + (long long)z * p.m * p.n;
-    ldc = p.m;
-    beta = 0.f;
-    vec = (p.m % 4) == 0;
-  } else {
-    C = p.c + batch * p.sc;
-    ldc = p.ldc;
-  }
+  /* Epilogue. */
+  float *C = o.c;
+  const long long ldc = o.ldc;
+  const float beta = o.beta;
 #pragma unroll
   for (int j = 0; j < QN * 4; j++) {
     const int col = n0 + (j / 4) * 64 + tn * 4 + (j % 4);
-    if (col >= p.n) continue;
+    if (col >= o.n) continue;
 #pragma unroll
     for (int q = 0; q < QM; q++) {
       const int row = m0 + q * 64 + tm * 4;
@@ -382,7 +385,7 @@ static __device__ __forceinline__ void gemm_tile(const gemm_args &p)
       float r[4];
 #pragma unroll
       for (int i = 0; i < 4; i++) r[i] = p.alpha * acc[q * 4 + i][j];
-      if (vec && row + 3 < p.m) {
+      if (o.vec && row + 3 < o.m) {
         if (beta != 0.f) {
           float4 old = *reinterpret_cast<const float4 *>(cp);
           r[0] = fmaf(beta, old.x, r[0]);
@@ -394,16 +397,72 @@ static __device__ __forceinline__ void gemm_tile(const gemm_args &p)
       } else {
 #pragma unroll
         for (int i = 0; i < 4; i++)
-          if (row + i < p.m) cp[i] = beta != 0.f ? fmaf(beta, cp[i], r[i]) : r[i];
+          if (row + i < o.m) cp[i] = beta != 0.f ? fmaf(beta, cp[i], r[i]) : r[i];
       }
     }
+  }
+}
+
+/* Data-parallel: block (x, y) computes tile (x, y) of matrix or split z.
+ * Split-K partials go to a compact m x n workspace slice. */
+template <int BM, int BN, int BK, int STAGES, int ORDER, bool A_KC, bool B_KC>
+static __device__ __forceinline__ void gemm_tile(const gemm_args &p)
+{
+  const int m0 = blockIdx.x * BM, n0 = blockIdx.y * BN;
+  const int z = blockIdx.z, batch = z / p.splits, split = z % p.splits;
+  const int kbeg = split * p.kchunk;
+  const int klen = min(p.kchunk, p.k - kbeg);
+  const float *A = p.a + batch * p.sa + (A_KC ? kbeg : kbeg * p.lda);
+  const float *B = p.b + batch * p.sb + (B_KC ? kbeg : kbeg * p.ldb);
+  tile_out o;
+  if (p.splits > 1)
+    o = {p.c + (long long)z * p.m * p.n, p.m, p.m, p.n, 0.f, (p.m % 4) == 0};
+  else
+    o = {p.c + batch * p.sc, p.ldc, p.m, p.n, p.beta, p.vec_c};
+  tile_product<BM, BN, BK, STAGES, ORDER, A_KC, B_KC>(p, m0, n0, A, B, klen, o);
+}
+
+/* Stream-K: the first sk_dp blocks take one whole tile each (tiles in
+ * column order); then block c of the sk_ctas takes units [U*c/P,
+ * U*(c+1)/P) of the remaining tiles' U = tiles * sk_iters units (k
+ * innermost), so the last waves are evenly full.  A tile a block covers
+ * whole is written to C; a part of a tile goes to the block's workspace
+ * slot 0 if it is the block's first segment, else slot 1 (a block's range
+ * cuts at most two tiles), and dlg_sgemm_streamk_fixup adds the parts. */
+template <int BM, int BN, int BK, int STAGES, int ORDER, bool A_KC, bool B_KC>
+static __device__ __forceinline__ void gemm_streamk(const gemm_args &p)
+{
+  const int tiles_m = (p.m + BM - 1) / BM, iters = p.sk_iters;
+  const bool whole = (int)blockIdx.x < p.sk_dp; /* the data-parallel blocks, launched first */
+  const long long c = whole ? 0 : blockIdx.x - p.sk_dp;
+  const int tile0 = whole ? blockIdx.x : p.sk_dp;
+  long long u = whole ? 0 : p.sk_units * c / p.sk_ctas;
+  const long long u1 = whole ? iters : p.sk_units * (c + 1) / p.sk_ctas;
+  for (int slot = 0; u < u1; slot = 1) {
+    const int t = tile0 + (int)(u / iters), i0 = (int)(u % iters);
+    const int i1 = (int)min((long long)iters, i0 + (u1 - u));
+    const int m0 = (t % tiles_m) * BM, n0 = (t / tiles_m) * BN;
+    const int kbeg = i0 * BK, klen = min(i1 * BK, p.k) - kbeg;
+    tile_out o;
+    if (i0 == 0 && i1 == iters)
+      o = {p.c, p.ldc, p.m, p.n, p.beta, p.vec_c};
+    else /* the dense tile, addressed as if it were C */
+      o = {p.sk_work + (c * 2 + slot) * BM * BN - m0 - (long long)n0 * BM, BM, m0 + BM, n0 + BN,
+           0.f, 1};
+    if (slot) __syncthreads(); /* the last segment's stages are read out */
+    tile_product<BM, BN, BK, STAGES, ORDER, A_KC, B_KC>(
+        p, m0, n0, p.a + (A_KC ? kbeg : kbeg * p.lda), p.b + (B_KC ? kbeg : kbeg * p.ldb), klen, o);
+    u += i1 - i0;
   }
 }
 
 #define DLG_SGEMM_KERNEL(NAME, BM, BN, BK, STAGES, MINB, ORDER, AKC, BKC)      \
   extern "C" __global__ void __launch_bounds__(THREADS, MINB) NAME(gemm_args p) \
   {                                                                              \
-    gemm_tile<BM, BN, BK, STAGES, ORDER, AKC, BKC>(p);                           \
+    if (p.sk_ctas)                                                               \
+      gemm_streamk<BM, BN, BK, STAGES, ORDER, AKC, BKC>(p);                      \
+    else                                                                         \
+      gemm_tile<BM, BN, BK, STAGES, ORDER, AKC, BKC>(p);                         \
   }
 /* Names: dlg_sgemm_<BM>x<BN>_<a><b>, a/b = 'k' when that operand is
  * k-contiguous, 'r' when its m / n dimension is (plugin/backend_cuda.c
@@ -419,6 +478,31 @@ static __device__ __forceinline__ void gemm_tile(const gemm_args &p)
   DLG_SGEMM_KERNEL(dlg_sgemm_##BM##x##BN##_kk, BM, BN, BK, STAGES, MINB, ORDER, true, true)
 
 DLG_SGEMM_TILE_LIST(DLG_SGEMM_TILE)
+
+/* Stream-K's partial tiles: block c - 1 of the fixup grid looks at the
+ * boundary between stream-K blocks c - 1 and c; when it falls inside a tile
+ * and no lower boundary does, it adds that tile's parts in block order
+ * (deterministic) - block c - 1's (its first segment if it starts the tile,
+ * else its last), then the first segments of c and of every later block
+ * that starts inside the tile - and applies beta. */
+extern "C" __global__ void dlg_sgemm_streamk_fixup(const dlg_sgemm_args p, int bm, int bn)
+{
+  const long long U = p.sk_units, P = p.sk_ctas, I = p.sk_iters, c = blockIdx.x + 1;
+  const long long bc = U * c / P, bprev = U * (c - 1) / P, t = p.sk_dp + bc / I;
+  const int tiles_m = (p.m + bm - 1) / bm, m0 = (int)(t % tiles_m) * bm, n0 = (int)(t / tiles_m) * bn;
+  const long long tile = (long long)bm * bn;
+  const long long t0 = (bc / I) * I; /* the tile's first unit */
+  if (bc % I == 0 || bprev > t0) return;
+  const float *first = p.sk_work + ((c - 1) * 2 + (bprev == t0 ? 0 : 1)) * tile;
+  for (int e = threadIdx.x; e < bm * bn; e += blockDim.x) {
+    const int row = m0 + e % bm, col = n0 + e / bm;
+    if (row >= p.m || col >= p.n) continue;
+    float s = first[e];
+    for (long long q = c; q < P && U * q / P < t0 + I; q++) s += p.sk_work[q * 2 * tile + e];
+    float *cp = p.c + (long long)col * p.ldc + row;
+    *cp = p.beta != 0.f ? fmaf(p.beta, *cp, s) : s;
+  }
+}
 
 /* Sum the split-K partials of each (batch, i, j) in split order, then beta*C. */
 extern "C" __global__ void dlg_sgemm_splitk_reduce(const float *work, float *c, int m, int n,
