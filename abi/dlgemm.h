@@ -40,6 +40,7 @@ extern "C" {
  * declared here with the layout DLPack 1.0 publishes, so the two never clash.
  */
 #ifndef DLPACK_MAJOR_VERSION
+/* Defined when the declarations below are dlgemm's, not the installed header's. */
 #define DLGEMM_DLPACK_1X_DECLARED 1
 typedef struct {
   uint32_t major;

@@ -23,12 +23,11 @@ extern const unsigned char dlg_gcn_sgpr_gfx906_co[], dlg_gcn_generic_gfx906_co[]
 extern const unsigned char dlg_gcn_sgpr_gfx908_co[], dlg_gcn_generic_gfx908_co[];
 extern const unsigned char dlg_gcn_sgpr_gfx90a_co[], dlg_gcn_generic_gfx90a_co[];
 static const struct code_objects {
-  const char *arch;
   const unsigned char *sgpr, *generic;
 } code_objects[] = {
-    {"gfx906", dlg_gcn_sgpr_gfx906_co, dlg_gcn_generic_gfx906_co},
-    {"gfx908", dlg_gcn_sgpr_gfx908_co, dlg_gcn_generic_gfx908_co},
-    {"gfx90a", dlg_gcn_sgpr_gfx90a_co, dlg_gcn_generic_gfx90a_co},
+    {dlg_gcn_sgpr_gfx906_co, dlg_gcn_generic_gfx906_co},
+    {dlg_gcn_sgpr_gfx908_co, dlg_gcn_generic_gfx908_co},
+    {dlg_gcn_sgpr_gfx90a_co, dlg_gcn_generic_gfx90a_co},
 };
 
 static dlg_hip_device devices[DLG_MAX_DEVICES];
@@ -63,8 +62,8 @@ static int setup(dlg_hip_device *dev, int ordinal, char *why, size_t len)
   }
   hip->SetDevice(previous);
   if (e) {
-    snprintf(why, len, "HIP device %d: no dlgemm kernels load (built for gfx906, gfx908, "
-             "gfx90a): %s", ordinal, e == -1 ? "none tried" : dlg_hip_error(e));
+    snprintf(why, len, "HIP device %d: loading dlgemm's kernels (built for gfx906, gfx908, "
+             "gfx90a): %s", ordinal, dlg_hip_error(e));
     return -1;
   }
   dev->ordinal = ordinal;
