@@ -7,7 +7,7 @@
 # usage (on the GPU machine, from the repository root):
 #   source .devdeps/env.sh && conformance/gpu.sh [bench-reps]
 # GPU_STEPS picks parts (default all): build ctest python netlib sanitizer
-# sass ncu bench gcnport; GPU_CMAKE_ARGS adds configure options.
+# sass ncu bench hostbench gcnport; GPU_CMAKE_ARGS adds configure options.
 # Logs go to $OUT (or ./gpu-out); the last lines printed are the summary.
 set -u
 out=${OUT:-$PWD/gpu-out}
@@ -16,7 +16,7 @@ reps=${1:-20}
 build=build-gpu
 summary=()
 note() { summary+=("$1"); echo "== $1"; }
-steps=" ${GPU_STEPS:-build ctest python netlib sanitizer sass ncu bench gcnport} "
+steps=" ${GPU_STEPS:-build ctest python netlib sanitizer sass ncu bench hostbench gcnport} "
 want() { [[ $steps == *" $1 "* ]]; }
 step() { # name, command...
   local name=$1; shift
@@ -38,7 +38,8 @@ if want python; then
 fi
 
 lib=$PWD/$build/libdlgemm.so
-want netlib && for spec in "xblat3s sblat3.in SGEMM" "xscblat3 sin3 cblas_sgemm"; do
+want netlib && for spec in "xblat3s sblat3.in SGEMM" "xscblat3 sin3 cblas_sgemm" \
+                          "xblat3d dblat3.in DGEMM" "xdcblat3 din3 cblas_dgemm"; do
   set -- $spec
   step "netlib_gpu_$1" env DLGEMM_FORCE=gpu conformance/netlib.sh "$lib" "$DEVDEPS_BLAS_TESTS" "$1" "$2" "$3" cuda
   grep -E "PASS:|FAIL:" "$out/netlib_gpu_$1.log"
@@ -55,6 +56,8 @@ want sanitizer && for tool in memcheck racecheck; do
 done
 want sanitizer && step sanitizer_memcheck_host env DLGEMM_FORCE=gpu compute-sanitizer --tool memcheck \
   --error-exitcode 9 $build/conformance/test_differential 12
+want sanitizer && step sanitizer_memcheck_offload env DLGEMM_FORCE=gpu compute-sanitizer \
+  --tool memcheck --error-exitcode 9 $build/conformance/test_offload shapes
 
 want sass && cuobjdump -sass "$lib" >"$out/sass.txt" 2>&1 && awk '/Function : /{f=$3} /LDL|STL/{bad[f]++} /LDS.128/{lds[f]++} /FFMA/{ffma[f]++}
      END{for (f in ffma) printf "sass %-28s FFMA %5d LDS.128 %3d LDL/STL %d\n", f, ffma[f], lds[f], bad[f]+0}' \
@@ -68,6 +71,10 @@ want ncu && ncu --kernel-name regex:dlg_sgemm_128x128 --launch-count 1 --section
 
 if want bench && [ -x $build/bench/bench_sgemm ]; then
   $build/bench/bench_sgemm "$reps" 2>&1 | tee "$out/bench.log"
+fi
+# Host arrays: netlib alone, dlgemm and NVBLAS LD_PRELOAD'ed (issue 5).
+if want hostbench && [ -x $build/bench/host_bench ]; then
+  bench/host_bench.sh $build "$out/hostbench" ${HOSTBENCH_SIZES:-} 2>&1 | tee "$out/hostbench.log"
 fi
 # The GCN design's CUDA port against the SIMT kernel and cuBLAS (issue 8).
 if want gcnport && [ -x $build/bench/bench_sgemm ]; then

@@ -28,8 +28,18 @@ static dlgemm_status fake_run(const dlg_gemm *g)
   return DLGEMM_OK;
 }
 static const dlg_backend fake_gpu = {"fake-gpu", DLGEMM_BACKEND_CUDA, fake_probe, fake_supports,
-                                     fake_run};
+                                     fake_run, NULL};
 static const dlg_backend *const with_gpu[] = {&fake_gpu, &dlg_backend_cpu};
+
+/* A GPU with a cost model that finds offloading worth it from 512^3 up. */
+static int fake_prefer(const dlg_gemm *g, char *why, size_t n)
+{
+  snprintf(why, n, "fake model");
+  return g->m >= 512;
+}
+static const dlg_backend modelled_gpu = {"modelled-gpu", DLGEMM_BACKEND_CUDA, fake_probe,
+                                         fake_supports, fake_run, fake_prefer};
+static const dlg_backend *const with_model[] = {&modelled_gpu, &dlg_backend_cpu};
 static const dlg_backend *const cpu_only[] = {&dlg_backend_cpu};
 
 static dlg_gemm problem(int64_t size, dlg_place place, dlg_dtype dtype)
@@ -131,6 +141,57 @@ static void reload_capturing(char *buf, size_t len)
   fclose(tmp);
 }
 
+/* A backend's cost model routes host calls, unless DLGEMM_MIN_MNK was set
+ * or DLGEMM_FORCE decides. */
+START_TEST(cost_model_routes_unless_overridden)
+{
+  char why[160];
+  dlg_gemm small = problem(256, DLG_HOST, DLG_F32), big = problem(600, DLG_HOST, DLG_F32);
+  dlg_config cfg = {0, DLG_FORCE_AUTO, DLG_DEFAULT_MIN_MNK, NULL};
+  gpu_present = 1;
+  ck_assert_ptr_eq(route_pick_from(&big, DLGEMM_BACKEND_AUTO, &cfg, with_model, 2, why, 160),
+                   &modelled_gpu);
+  ck_assert_str_eq(why, "fake model");
+  ck_assert_ptr_eq(route_pick_from(&small, DLGEMM_BACKEND_AUTO, &cfg, with_model, 2, why, 160),
+                   &dlg_backend_cpu);
+  cfg.min_mnk_set = 1, cfg.min_mnk = 1e6; /* 256^3 > 1e6: the threshold, not the model */
+  ck_assert_ptr_eq(route_pick_from(&small, DLGEMM_BACKEND_AUTO, &cfg, with_model, 2, why, 160),
+                   &modelled_gpu);
+  ck_assert(strstr(why, "DLGEMM_MIN_MNK"));
+  cfg.min_mnk_set = 0, cfg.force = DLG_FORCE_GPU;
+  ck_assert_ptr_eq(route_pick_from(&small, DLGEMM_BACKEND_AUTO, &cfg, with_model, 2, why, 160),
+                   &modelled_gpu);
+  cfg.force = DLG_FORCE_CPU;
+  ck_assert_ptr_eq(route_pick_from(&big, DLGEMM_BACKEND_AUTO, &cfg, with_model, 2, why, 160),
+                   &dlg_backend_cpu);
+}
+END_TEST
+
+START_TEST(engine_settings_parse)
+{
+  char err[2048];
+  const dlg_config *cfg;
+  setenv("DLGEMM_INJECT_FAULT", "launch:7", 1);
+  setenv("DLGEMM_PINNED_MB", "64", 1);
+  setenv("DLGEMM_COPY_THREADS", "3", 1);
+  reload_capturing(err, sizeof err);
+  cfg = dlg_config_get();
+  ck_assert_int_eq(cfg->fault, DLG_FAULT_LAUNCH);
+  ck_assert_int_eq(cfg->fault_at, 7);
+  ck_assert(cfg->pinned_mb == 64);
+  ck_assert_int_eq(cfg->copy_threads, 3);
+  ck_assert_str_eq(err, "");
+  setenv("DLGEMM_INJECT_FAULT", "meteor:1", 1);
+  reload_capturing(err, sizeof err);
+  ck_assert_int_eq(cfg->fault, DLG_FAULT_NONE);
+  ck_assert_msg(strstr(err, "ignoring DLGEMM_INJECT_FAULT='meteor:1'"), "stderr: %s", err);
+  unsetenv("DLGEMM_INJECT_FAULT");
+  unsetenv("DLGEMM_PINNED_MB");
+  unsetenv("DLGEMM_COPY_THREADS");
+  reload_capturing(err, sizeof err);
+}
+END_TEST
+
 START_TEST(bad_environment_is_reported_and_ignored)
 {
   char err[2048];
@@ -172,6 +233,8 @@ int main(void)
   SRunner *sr;
   int failed;
   tcase_add_test(tc, host_calls_by_size_and_force);
+  tcase_add_test(tc, cost_model_routes_unless_overridden);
+  tcase_add_test(tc, engine_settings_parse);
   tcase_add_test(tc, unsupported_dtype_stays_on_cpu);
   tcase_add_test(tc, device_tensors_need_their_device);
   tcase_add_test(tc, requested_backend_is_never_swapped);

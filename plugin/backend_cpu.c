@@ -59,5 +59,5 @@ static dlgemm_status cpu_run(const dlg_gemm *g)
 }
 
 const dlg_backend dlg_backend_cpu = {
-    "cpu-blas", DLGEMM_BACKEND_CPU, cpu_probe, cpu_supports, cpu_run,
+    "cpu-blas", DLGEMM_BACKEND_CPU, cpu_probe, cpu_supports, cpu_run, NULL,
 };

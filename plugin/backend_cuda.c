@@ -62,6 +62,15 @@ static CUresult create_pool(const dlg_cuda_api *cu, dlg_cuda_device *dev, int or
   return cu->MemPoolSetAttribute(dev->pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &keep);
 }
 
+/* A child forked after the parent set up a device inherits a CUDA state it
+ * cannot use (the driver does not support it); it must answer on the CPU
+ * rather than hang in the driver. */
+static volatile int forked;
+static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
+static void in_child(void) { forked = 1; }
+static void register_atfork(void) { pthread_atfork(NULL, NULL, in_child); }
+int dlg_cuda_forked(void) { return forked; }
+
 static int setup(dlg_cuda_device *dev, int ordinal, char *why, size_t len)
 {
   const dlg_cuda_api *cu = dlg_cuda_api_get(why, len);
@@ -98,15 +107,26 @@ static int setup(dlg_cuda_device *dev, int ordinal, char *why, size_t len)
   if (!r) r = cu->ModuleGetFunction(&dev->streamk_fixup, dev->module, "dlg_sgemm_streamk_fixup");
   if (!r) r = cu->ModuleGetFunction(&dev->sgpr, dev->module, "dlg_sgemm_sgpr_64x128");
   if (!r) r = cu->ModuleGetFunction(&dev->sgpr_edge, dev->module, "dlg_sgemm_sgpr_64x128_edge");
+  for (t = 0; !r && t < 4; t++) {
+    static const char *const names[4] = {"dlg_dgemm_dmma_rr", "dlg_dgemm_dmma_rk",
+                                         "dlg_dgemm_dmma_kr", "dlg_dgemm_dmma_kk"};
+    r = cu->ModuleGetFunction(&dev->dgemm[t], dev->module, names[t]);
+    if (!r)
+      r = cu->FuncSetAttribute(dev->dgemm[t], CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                               DLG_DGEMM_SMEM);
+  }
   if (!r) r = create_pool(cu, dev, ordinal);
-  if (!r) r = cu->StreamCreate(&dev->stream, CU_STREAM_NON_BLOCKING);
   cu->CtxPopCurrent(NULL);
   if (r) {
     snprintf(why, len, "CUDA device %d: loading dlgemm's kernels: %s", ordinal, dlg_cuda_error(r));
     return -1;
   }
   dev->ordinal = ordinal;
-  pthread_mutex_init(&dev->lock, NULL);
+  if (cu->DeviceGetName(dev->name, sizeof dev->name, d)) snprintf(dev->name, sizeof dev->name, "?");
+  if (cu->DeviceGetPCIBusId(dev->bus_id, sizeof dev->bus_id, d))
+    snprintf(dev->bus_id, sizeof dev->bus_id, "%d", ordinal);
+  pthread_mutex_init(&dev->offload.lock, NULL);
+  pthread_once(&atfork_once, register_atfork);
   return 0;
 }
 
@@ -117,19 +137,36 @@ static int setup_device(int ordinal, char *why, size_t len)
 
 dlg_cuda_device *dlg_cuda_device_get(int ordinal)
 {
+  if (forked) {
+    dlg_fail(DLGEMM_ERR_NO_BACKEND, "CUDA cannot be used in a process forked after CUDA was set "
+             "up in its parent");
+    return NULL;
+  }
   return dlg_device_ready(&devices_once, ordinal, setup_device, "CUDA") ? &devices[ordinal] : NULL;
 }
 
 static int cuda_probe(char *why, size_t len)
 {
+  if (forked) {
+    snprintf(why, len, "CUDA cannot be used in a process forked after CUDA was set up in its "
+             "parent");
+    return DLGEMM_ERR_NO_BACKEND;
+  }
   return dlg_device_probe(&devices_once, setup_device, "CUDA", why, len);
 }
 
-/* FP32 for now (FP64 and reduced precisions come with their kernels).  A
- * TF32 or 3xTF32 request is at least as accurate on the strict kernel. */
+/* FP32 (SIMT) and FP64 (DMMA).  A TF32 or 3xTF32 request is at least as
+ * accurate on the strict kernel. */
 static int cuda_supports(const dlg_gemm *g)
 {
-  return g->dtype == DLG_F32 && (g->place == DLG_HOST || g->place == DLG_CUDA);
+  return (g->dtype == DLG_F32 || g->dtype == DLG_F64) &&
+         (g->place == DLG_HOST || g->place == DLG_CUDA);
+}
+
+static int cuda_prefer(const dlg_gemm *g, char *why, size_t len)
+{
+  dlg_cuda_device *dev = dlg_cuda_device_get(0);
+  return dev && dlg_cuda_offload_pays(dev, g, why, len);
 }
 
 static dlgemm_status cuda_run(const dlg_gemm *g)
@@ -140,17 +177,17 @@ static dlgemm_status cuda_run(const dlg_gemm *g)
   CUresult r;
   dlgemm_status st;
   if (!dev || !(cu = dlg_cuda_api_get(why, sizeof why))) return DLGEMM_ERR_NO_BACKEND;
-  if (g->place == DLG_HOST) return dlg_cuda_sgemm_host(dev, g);
+  if (g->place == DLG_HOST) return dlg_cuda_offload(dev, g);
   /* Device tensors: on the caller's stream, in the device's primary context,
    * leaving the caller's current context as it was. */
   if ((r = cu->CtxPushCurrent(dev->ctx)))
     return dlg_fail(DLGEMM_ERR_BACKEND_FAILED, "CUDA device %d: %s", dev->ordinal,
                     dlg_cuda_error(r));
-  st = dlg_cuda_sgemm(dev, g, (CUstream)g->stream);
+  st = dlg_cuda_gemm(dev, g, (CUstream)g->stream);
   cu->CtxPopCurrent(NULL);
   return st;
 }
 
 const dlg_backend dlg_backend_cuda = {
-    "cuda", DLGEMM_BACKEND_CUDA, cuda_probe, cuda_supports, cuda_run,
+    "cuda", DLGEMM_BACKEND_CUDA, cuda_probe, cuda_supports, cuda_run, cuda_prefer,
 };

@@ -94,6 +94,25 @@ static int parse_streamk(void)
   return -1;
 }
 
+/* oom|launch|copy:<n>, n >= 1 */
+static void parse_fault(void)
+{
+  static const char *const kinds[] = {"", "oom", "launch", "copy"};
+  const char *v = getenv("DLGEMM_INJECT_FAULT");
+  char word[16], tail;
+  long at;
+  int i;
+  config.fault = DLG_FAULT_NONE, config.fault_at = 0;
+  if (!v || !*v) return;
+  if (sscanf(v, "%15[a-z]:%ld%c", word, &at, &tail) == 2 && at >= 1)
+    for (i = 1; i < 4; i++)
+      if (!strcmp(word, kinds[i])) {
+        config.fault = i, config.fault_at = at;
+        return;
+      }
+  complain("DLGEMM_INJECT_FAULT", v, "oom:<n>, launch:<n> or copy:<n>");
+}
+
 static void load(void)
 {
   const char *blas = getenv("DLGEMM_CPU_BLAS");
@@ -104,6 +123,12 @@ static void load(void)
   parse_tile(&config.tile_bm, &config.tile_bn);
   config.sgemm_sgpr = parse_kernel();
   config.streamk = parse_streamk();
+  config.min_mnk_set = getenv("DLGEMM_MIN_MNK") && *getenv("DLGEMM_MIN_MNK");
+  config.copy_threads = (int)parse_nonnegative("DLGEMM_COPY_THREADS", 0);
+  config.pinned_mb = parse_nonnegative("DLGEMM_PINNED_MB", 256);
+  config.device_mb = parse_nonnegative("DLGEMM_DEVICE_MB", 0);
+  config.recalibrate = parse_bool("DLGEMM_CALIBRATE", 0);
+  parse_fault();
 }
 
 const dlg_config *dlg_config_get(void)

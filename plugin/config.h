@@ -16,6 +16,16 @@ typedef struct dlg_config {
   int tile_bm, tile_bn;   /* DLGEMM_SGEMM_TILE=<BM>x<BN>: pin the SIMT tile (0: choose) */
   int sgemm_sgpr;         /* DLGEMM_SGEMM_KERNEL=sgpr: the GCN design's CUDA port (experiment) */
   int streamk;            /* DLGEMM_SGEMM_STREAMK: -1 auto (cost model), 0 off, 1 wherever it applies */
+  /* The host-array engine (cuda_offload.c): */
+  int copy_threads;       /* DLGEMM_COPY_THREADS: host threads staging pageable memory (0: all, to 16) */
+  double pinned_mb;       /* DLGEMM_PINNED_MB: pinned staging memory, allocated once */
+  double device_mb;       /* DLGEMM_DEVICE_MB: device memory a call may hold (0: half the GPU's) */
+  int recalibrate;        /* DLGEMM_CALIBRATE=1: measure the routing model again, ignore the cache */
+  /* DLGEMM_INJECT_FAULT=<what>:<n>: the n-th (from 1) engine event of that
+   * kind in this process fails, for tests of the fallback. */
+  enum { DLG_FAULT_NONE, DLG_FAULT_OOM, DLG_FAULT_LAUNCH, DLG_FAULT_COPY } fault;
+  long fault_at;
+  int min_mnk_set;        /* DLGEMM_MIN_MNK was given: it, not the model, routes host calls */
 } dlg_config;
 
 #define DLG_DEFAULT_MIN_MNK (256.0 * 256.0 * 256.0)

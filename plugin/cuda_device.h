@@ -1,11 +1,12 @@
 /*
  * cuda_device.h - per-GPU state of the CUDA backend: context, module,
- * kernels, and the staging memory and stream of the host-array path.
+ * kernels, and the host-array engine's streams and staging memory.
  */
 #ifndef DLG_CUDA_DEVICE_H
 #define DLG_CUDA_DEVICE_H
 
 #include <pthread.h>
+#include "../kernels/cuda/dgemm_args.h"
 #include "../kernels/cuda/sgemm_args.h"
 #include "cuda_driver.h"
 #include "gemm.h"
@@ -13,6 +14,24 @@
 /* A block tile of the SIMT kernels (DLG_SGEMM_TILE_LIST order). */
 typedef struct dlg_sgemm_tile { int bm, bn, bk, smem; } dlg_sgemm_tile;
 extern const dlg_sgemm_tile dlg_sgemm_tiles[DLG_TILES];
+
+/* The host-array engine's state: streams, pinned staging chunks and events,
+ * made on its first call and kept; one call at a time holds the lock. */
+enum { DLG_OFFLOAD_COMPUTE_STREAMS = 3 };
+typedef struct dlg_offload {
+  pthread_mutex_t lock;
+  int ready;
+  CUstream h2d, d2h, compute[DLG_OFFLOAD_COMPUTE_STREAMS];
+  char *pinned;          /* nin + nout chunks of `chunk` bytes */
+  size_t chunk;
+  int nin, nout;
+  CUevent *chunk_done;   /* per chunk: its last copy finished */
+  int *chunk_busy;
+  CUevent *events;       /* grow-only: panels arrived, tiles computed */
+  int nevents;
+  int threads;           /* copy pool parallelism */
+  size_t budget;         /* device bytes one call may hold */
+} dlg_offload;
 
 typedef struct dlg_cuda_device {
   int ordinal;
@@ -22,13 +41,11 @@ typedef struct dlg_cuda_device {
   int blocks_per_sm[DLG_TILES];   /* occupancy of each tile's kernels */
   CUfunction splitk_reduce, streamk_fixup;
   CUfunction sgpr, sgpr_edge; /* sgemm_sgpr.cu: full 64-row blocks, and any */
+  CUfunction dgemm[4];        /* dgemm_dmma.cu, [a_kc * 2 + b_kc] */
   CUmemoryPool pool; /* split-K workspaces: stream-ordered, kept for reuse */
   int sms;
-  /* Host-array path: one stream and one grow-only buffer, under lock. */
-  pthread_mutex_t lock;
-  CUstream stream;
-  CUdeviceptr staging;
-  size_t staging_size;
+  char name[96], bus_id[32]; /* for the routing model's cache key and messages */
+  dlg_offload offload;       /* the host-array engine (cuda_offload.c) */
 } dlg_cuda_device;
 
 /* The device, initialised on first use (context, module loaded from the
@@ -39,7 +56,29 @@ dlg_cuda_device *dlg_cuda_device_get(int ordinal);
  * current.  Returns a status; nothing is synchronised. */
 dlgemm_status dlg_cuda_sgemm(dlg_cuda_device *dev, const dlg_gemm *g, CUstream stream);
 
-/* g on host memory: stage, compute, copy C back, synchronise. */
-dlgemm_status dlg_cuda_sgemm_host(dlg_cuda_device *dev, const dlg_gemm *g);
+/* The same for a dlg_gemm of doubles (the FP64 tensor-core kernel). */
+dlgemm_status dlg_cuda_dgemm(dlg_cuda_device *dev, const dlg_gemm *g, CUstream stream);
+
+/* Queue g (operands on this device) on stream, FP32 or FP64 by its dtype. */
+dlgemm_status dlg_cuda_gemm(dlg_cuda_device *dev, const dlg_gemm *g, CUstream stream);
+
+/* g on host memory through the engine (cuda_offload.c): synchronous.  A
+ * failure before C was touched returns a status (the caller falls back); a
+ * failure after finishes the remaining tiles on the next BLAS, returns
+ * DLGEMM_OK and says so in dlg_note(). */
+dlgemm_status dlg_cuda_offload(dlg_cuda_device *dev, const dlg_gemm *g);
+
+/* The engine's link: bytes/s of pinned copies to and from the device and of
+ * the copy pool staging pageable memory (measured for the routing model). */
+dlgemm_status dlg_cuda_offload_measure(dlg_cuda_device *dev, double *to_device,
+                                       double *to_host, double *staging);
+
+/* Whether g on host memory finishes sooner on this GPU than on the next
+ * BLAS, by the routing model (cuda_model.c); why[] gives both estimates. */
+int dlg_cuda_offload_pays(dlg_cuda_device *dev, const dlg_gemm *g, char *why, size_t why_len);
+
+/* 1 in a child forked after this process set up a CUDA device: the child
+ * cannot use it, so every call there stays on the CPU. */
+int dlg_cuda_forked(void);
 
 #endif

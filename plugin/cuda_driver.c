@@ -41,6 +41,18 @@ static void load(void)
       {"cuStreamSynchronize", offsetof(dlg_cuda_api, StreamSynchronize)},
       {"cuLaunchKernel", offsetof(dlg_cuda_api, LaunchKernel)},
       {"cuGetErrorString", offsetof(dlg_cuda_api, GetErrorString)},
+      {"cuEventCreate", offsetof(dlg_cuda_api, EventCreate)},
+      {"cuEventRecord", offsetof(dlg_cuda_api, EventRecord)},
+      {"cuEventQuery", offsetof(dlg_cuda_api, EventQuery)},
+      {"cuEventSynchronize", offsetof(dlg_cuda_api, EventSynchronize)},
+      {"cuStreamWaitEvent", offsetof(dlg_cuda_api, StreamWaitEvent)},
+      {"cuMemcpyHtoDAsync_v2", offsetof(dlg_cuda_api, MemcpyHtoDAsync)},
+      {"cuMemcpyDtoHAsync_v2", offsetof(dlg_cuda_api, MemcpyDtoHAsync)},
+      {"cuMemHostAlloc", offsetof(dlg_cuda_api, MemHostAlloc)},
+      {"cuMemGetInfo_v2", offsetof(dlg_cuda_api, MemGetInfo)},
+      {"cuPointerGetAttribute", offsetof(dlg_cuda_api, PointerGetAttribute)},
+      {"cuDeviceGetName", offsetof(dlg_cuda_api, DeviceGetName)},
+      {"cuDeviceGetPCIBusId", offsetof(dlg_cuda_api, DeviceGetPCIBusId)},
   };
   CUresult r;
   if (dlg_dynlib_bind(libs, "NVIDIA driver", syms, sizeof syms / sizeof syms[0], &api, load_error,

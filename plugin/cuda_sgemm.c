@@ -11,21 +11,8 @@
 #include <string.h>
 #include "config.h"
 #include "cuda_device.h"
+#include "cuda_orient.h"
 #include "errors.h"
-
-/* Operand X viewed as rows x cols with X(i,j) = X[i*rs + j*cs]: its data,
- * leading dimension and batch stride; returns whether the row index i is the
- * unit stride.  16-byte access needs base, ld and batch stride aligned. */
-static int operand(const void *data, int64_t rs, int64_t cs, int64_t bs, const float **p,
-                   long long *ld, long long *sb, int *vec)
-{
-  int row_unit = rs == 1;
-  *p = (const float *)data;
-  *ld = row_unit ? cs : rs;
-  *sb = bs;
-  *vec = ((uintptr_t)data % 16 == 0) && (*ld % 4 == 0) && (bs % 4 == 0);
-  return row_unit;
-}
 
 typedef struct plan {
   dlg_sgemm_args args;
@@ -117,22 +104,16 @@ static int pinned_tile(void)
 static void route_pick_kernel(const dlg_cuda_device *dev, const dlg_gemm *g, plan *pl)
 {
   dlg_sgemm_args *a = &pl->args;
-  const int swap = !dlg_is_colmajor(&g->c);
-  /* In the column-major problem X = op1 * op2 with X m' x n'. */
-  const dlg_matrix *x1 = swap ? &g->b : &g->a, *x2 = swap ? &g->a : &g->b;
   const dlg_config *cfg = dlg_config_get();
-  int a_kc, b_kc, t, splits, pin = pinned_tile();
-  int64_t m = swap ? g->n : g->m, n = swap ? g->m : g->n;
+  dlg_operand op1, op2;
+  int t, splits, pin = pinned_tile();
+  int64_t m, n;
   double best = HUGE_VAL;
 
   memset(pl, 0, sizeof *pl); /* no stream-K fields by accident */
-  /* op1(i,l) is A(i,l) = A[i*rs + l*cs], or B^T(i,l) = B[l*rs + i*cs]; it is
-   * k-contiguous when its row index i is not the unit stride. */
-  a_kc = !operand(x1->data, swap ? x1->cs : x1->rs, swap ? x1->rs : x1->cs, x1->bs, &a->a,
-                  &a->lda, &a->sa, &a->vec_a);
-  /* op2(l,j) is k-contiguous when its row index l is the unit stride. */
-  b_kc = operand(x2->data, swap ? x2->cs : x2->rs, swap ? x2->rs : x2->cs, x2->bs, &a->b,
-                 &a->ldb, &a->sb, &a->vec_b);
+  dlg_orient(g, &op1, &op2, &m, &n);
+  a->a = (const float *)op1.data, a->lda = op1.ld, a->sa = op1.bs, a->vec_a = op1.vec;
+  a->b = (const float *)op2.data, a->ldb = op2.ld, a->sb = op2.bs, a->vec_b = op2.vec;
   a->c = (float *)g->c.data;
   a->ldc = dlg_ld(&g->c);
   a->sc = g->c.bs;
@@ -169,7 +150,7 @@ static void route_pick_kernel(const dlg_cuda_device *dev, const dlg_gemm *g, pla
   a->kchunk = (int)(((a->k + splits - 1) / splits + 15) / 16 * 16);
   a->splits = a->kchunk ? (int)((a->k + a->kchunk - 1) / a->kchunk) : 1;
   if (!a->kchunk) a->kchunk = 8;
-  pl->variant = a_kc * 2 + b_kc;
+  pl->variant = op1.kc * 2 + op2.kc;
   pl->batch = g->batch;
 }
 

@@ -7,6 +7,7 @@
  */
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 #include "errors.h"
 
 static _Thread_local char last_error[512];
@@ -21,6 +22,23 @@ dlgemm_status dlg_fail(dlgemm_status status, const char *fmt, ...)
 }
 
 void dlg_clear_error(void) { last_error[0] = '\0'; }
+
+static _Thread_local char note[256], taken[256];
+
+void dlg_note(const char *fmt, ...)
+{
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(note, sizeof note, fmt, ap);
+  va_end(ap);
+}
+
+const char *dlg_take_note(void)
+{
+  snprintf(taken, sizeof taken, "%s", note);
+  note[0] = '\0';
+  return taken;
+}
 
 DLGEMM_API const char *dlgemm_last_error(void) { return last_error; }
 
@@ -46,4 +64,11 @@ DLGEMM_API const char *dlgemm_status_string(dlgemm_status status)
   case DLGEMM_ERR_READ_ONLY: return "C is read-only";
   }
   return "unknown status";
+}
+
+void dlg_append_note(char *text, size_t len)
+{
+  const char *n = dlg_take_note();
+  size_t used = strlen(text);
+  if (*n && used + 2 < len) snprintf(text + used, len - used, "; %s", n);
 }

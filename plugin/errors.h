@@ -4,6 +4,7 @@
 #ifndef DLG_ERRORS_H
 #define DLG_ERRORS_H
 
+#include <stddef.h>
 #include "dlgemm.h"
 
 #if defined(__GNUC__)
@@ -16,5 +17,13 @@
  *   return dlg_fail(DLGEMM_ERR_SHAPE_MISMATCH, "A is %ldx%ld ...", ...); */
 dlgemm_status dlg_fail(dlgemm_status status, const char *fmt, ...) DLG_PRINTF(2, 3);
 void dlg_clear_error(void);
+
+/* A remark about a call that succeeded, for its DLGEMM_VERBOSE line: "a
+ * fault on the GPU, 5 of 16 tiles finished on the CPU".  dlg_take_note()
+ * returns it ("" when there is none) and clears it. */
+void dlg_note(const char *fmt, ...) DLG_PRINTF(1, 2);
+const char *dlg_take_note(void);
+/* Append "; <note>" to text (of size len) when there is a note; clears it. */
+void dlg_append_note(char *text, size_t len);
 
 #endif

@@ -67,6 +67,10 @@ typedef struct dlg_backend {
   /* Run g.  On failure returns a status and has not produced a partial C
    * that the caller could mistake for an answer: the caller falls back. */
   dlgemm_status (*run)(const dlg_gemm *g);
+  /* Optional, GPU backends: whether g on host memory finishes sooner here
+   * than on the next BLAS (the backend's cost model), with why[] saying by
+   * how much.  Without it DLGEMM_MIN_MNK decides. */
+  int (*prefer)(const dlg_gemm *g, char *why, size_t why_len);
 } dlg_backend;
 
 #endif

@@ -39,7 +39,7 @@ DLGEMM_API dlgemm_status dlgemm_matmul(const DLTensor *a, const DLTensor *b, DLT
   dlgemm_options o;
   dlg_gemm g;
   const dlg_backend *be;
-  char why[192], layout[32];
+  char why[448], layout[32];
   dlgemm_status st;
   double t0;
 
@@ -56,6 +56,7 @@ DLGEMM_API dlgemm_status dlgemm_matmul(const DLTensor *a, const DLTensor *b, DLT
   if (!(be = route_pick_backend(&g, o.backend, why, sizeof why))) return DLGEMM_ERR_NO_BACKEND;
   t0 = dlg_now();
   st = be->run(&g);
+  if (st == DLGEMM_OK) dlg_append_note(why, sizeof why);
   if (st != DLGEMM_OK && be != &dlg_backend_cpu && g.place == DLG_HOST &&
       o.backend == DLGEMM_BACKEND_AUTO) {
     /* The GPU failed on host memory: the next BLAS gives the same answer. */

@@ -5,7 +5,11 @@
  *   backend override       -> that backend, or an error (never a silent swap);
  *   DLGEMM_FORCE=cpu       -> the next BLAS;
  *   DLGEMM_FORCE=gpu       -> a GPU if one is usable, else the next BLAS;
- *   otherwise              -> a GPU when m*n*k >= DLGEMM_MIN_MNK, else the next BLAS.
+ *   DLGEMM_MIN_MNK set     -> a GPU when m*n*k >= DLGEMM_MIN_MNK, else the next BLAS;
+ *   otherwise              -> the GPU backend's cost model, where it has one
+ *                             (transfers, kernel rate and overheads against
+ *                             the next BLAS's rate, measured), else the
+ *                             DLGEMM_MIN_MNK default.
  *
  * A backend is "usable" when its probe succeeded (driver and device found,
  * kernels loaded) and it supports the dtype, place and precision of the call.
@@ -97,6 +101,8 @@ const dlg_backend *route_pick_from(const dlg_gemm *g, dlgemm_backend requested,
   } else if (cfg->force == DLG_FORCE_GPU) {
     snprintf(why, why_len, "DLGEMM_FORCE=gpu");
     be = gpu;
+  } else if (!cfg->min_mnk_set && gpu->prefer) {
+    if (gpu->prefer(g, why, why_len)) be = gpu;
   } else if ((double)g->m * (double)g->n * (double)g->k < cfg->min_mnk) {
     snprintf(why, why_len, "m*n*k below DLGEMM_MIN_MNK=%.0f", cfg->min_mnk);
   } else {

@@ -96,7 +96,7 @@ static void forward(const blas_call *x)
 
 void blas_gemm(const blas_call *x)
 {
-  char layout[3] = {x->transa, x->transb, 0}, why[192];
+  char layout[3] = {x->transa, x->transb, 0}, why[448];
   const dlg_backend *be;
   dlg_gemm g;
   double t0;
@@ -116,9 +116,13 @@ void blas_gemm(const blas_call *x)
   }
   t0 = dlg_now();
   be = route_pick_backend(&g, DLGEMM_BACKEND_AUTO, why, sizeof why);
-  if (be && be != &dlg_backend_cpu && be->run(&g) != DLGEMM_OK) {
-    snprintf(why, sizeof why, "fallback after %s failed: %s", be->name, dlgemm_last_error());
-    be = NULL;
+  if (be && be != &dlg_backend_cpu) {
+    if (be->run(&g) != DLGEMM_OK) {
+      snprintf(why, sizeof why, "fallback after %s failed: %s", be->name, dlgemm_last_error());
+      be = NULL;
+    } else {
+      dlg_append_note(why, sizeof why);
+    }
   }
   if (!be || be == &dlg_backend_cpu) {
     forward(x);

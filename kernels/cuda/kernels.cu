@@ -5,3 +5,4 @@
  */
 #include "sgemm_simt.cu"
 #include "sgemm_sgpr.cu"
+#include "dgemm_dmma.cu"
