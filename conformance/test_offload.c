@@ -47,7 +47,8 @@ static void *alloc(size_t bytes, int pinned)
   if (pinned) {
     if (!host_alloc) *(void **)&host_alloc = dlsym(dlopen("libcuda.so.1", RTLD_NOW), "cuMemHostAlloc");
     if (host_alloc && host_alloc(&p, bytes, 0) == CUDA_SUCCESS) return p;
-    fprintf(stderr, "cuMemHostAlloc failed: testing pageable memory instead\n");
+    fprintf(stderr, "cuMemHostAlloc failed\n");
+    exit(1);
   }
   return malloc(bytes);
 }
@@ -114,6 +115,9 @@ static void release(problem *p, int pinned)
 
 static int shapes(rng *r)
 {
+  cudrv cu; /* page-locked allocations need a current context */
+  CUcontext ctx;
+  cudrv_load(&cu, &ctx);
   /* m and n over 1024 are cut into tiles (up to 4 per side); k spans one
    * and several staging chunks of a panel line. */
   static const int dims[][3] = {{2100, 1100, 97}, {1500, 2600, 33}, {1025, 1031, 260},

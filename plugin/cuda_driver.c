@@ -50,7 +50,7 @@ static void load(void)
       {"cuMemcpyDtoHAsync_v2", offsetof(dlg_cuda_api, MemcpyDtoHAsync)},
       {"cuMemHostAlloc", offsetof(dlg_cuda_api, MemHostAlloc)},
       {"cuMemGetInfo_v2", offsetof(dlg_cuda_api, MemGetInfo)},
-      {"cuPointerGetAttribute", offsetof(dlg_cuda_api, PointerGetAttribute)},
+      {"cuPointerGetAttributes", offsetof(dlg_cuda_api, PointerGetAttributes)},
       {"cuDeviceGetName", offsetof(dlg_cuda_api, DeviceGetName)},
       {"cuDeviceGetPCIBusId", offsetof(dlg_cuda_api, DeviceGetPCIBusId)},
   };

@@ -46,7 +46,7 @@ typedef struct dlg_cuda_api {
   CUresult (*MemcpyDtoHAsync)(void *, CUdeviceptr, size_t, CUstream);
   CUresult (*MemHostAlloc)(void **, size_t, unsigned);
   CUresult (*MemGetInfo)(size_t *, size_t *);
-  CUresult (*PointerGetAttribute)(void *, CUpointer_attribute, CUdeviceptr);
+  CUresult (*PointerGetAttributes)(unsigned, CUpointer_attribute *, void **, CUdeviceptr);
   CUresult (*DeviceGetName)(char *, int, CUdevice);
   CUresult (*DeviceGetPCIBusId)(char *, int, CUdevice);
 } dlg_cuda_api;
