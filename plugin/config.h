@@ -17,7 +17,7 @@ typedef struct dlg_config {
   int sgemm_sgpr;         /* DLGEMM_SGEMM_KERNEL=sgpr: the GCN design's CUDA port (experiment) */
   int streamk;            /* DLGEMM_SGEMM_STREAMK: -1 auto (cost model), 0 off, 1 wherever it applies */
   /* The host-array engine (cuda_offload.c): */
-  int copy_threads;       /* DLGEMM_COPY_THREADS: host threads staging pageable memory (0: all, to 16) */
+  int copy_threads;       /* DLGEMM_COPY_THREADS: host threads staging pageable memory (0: all CPUs but one, to 16) */
   double pinned_mb;       /* DLGEMM_PINNED_MB: pinned staging memory, allocated once */
   double device_mb;       /* DLGEMM_DEVICE_MB: device memory a call may hold (0: half the GPU's) */
   int recalibrate;        /* DLGEMM_CALIBRATE=1: measure the routing model again, ignore the cache */
