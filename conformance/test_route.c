@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include "config.h"
 #include "route.h"
+#include "testutil.h"
 
 static int gpu_present, gpu_takes_f64;
 
@@ -123,23 +124,14 @@ START_TEST(requested_backend_is_never_swapped)
 }
 END_TEST
 
-/* Run dlg_config_reload() with stderr captured into buf. */
-static void reload_capturing(char *buf, size_t len)
+static void reload(void *unused)
 {
-  FILE *tmp = tmpfile();
-  int saved = dup(2);
-  size_t got;
-  fflush(stderr);
-  dup2(fileno(tmp), 2);
+  (void)unused;
   dlg_config_reload();
-  fflush(stderr);
-  dup2(saved, 2);
-  close(saved);
-  rewind(tmp);
-  got = fread(buf, 1, len - 1, tmp);
-  buf[got] = '\0';
-  fclose(tmp);
 }
+
+/* Run dlg_config_reload() with stderr captured into buf. */
+static void reload_capturing(char *buf, size_t len) { capture_stderr(reload, NULL, buf, len); }
 
 /* A backend's cost model routes host calls, unless DLGEMM_MIN_MNK was set
  * or DLGEMM_FORCE decides. */

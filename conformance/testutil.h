@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+#include <unistd.h>
 
 typedef struct rng { uint64_t s; } rng;
 
@@ -37,6 +38,25 @@ static inline uint64_t test_seed(const char *who)
   if (!s) s = 1;
   fprintf(stderr, "%s: seed %llu (replay with DLGEMM_TEST_SEED)\n", who, (unsigned long long)s);
   return s;
+}
+
+/* Run fn(arg) with everything it writes to stderr (fd 2, so the library's
+ * DLGEMM_VERBOSE lines too) captured into buf instead. */
+static inline void capture_stderr(void (*fn)(void *), void *arg, char *buf, size_t len)
+{
+  FILE *tmp = tmpfile();
+  int saved = dup(2);
+  size_t got;
+  fflush(stderr);
+  dup2(fileno(tmp), 2);
+  fn(arg);
+  fflush(stderr);
+  dup2(saved, 2);
+  close(saved);
+  rewind(tmp);
+  got = fread(buf, 1, len - 1, tmp);
+  buf[got] = '\0';
+  fclose(tmp);
 }
 
 /* Element (i, j) of a strided matrix as double. */

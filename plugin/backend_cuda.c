@@ -169,6 +169,11 @@ static int cuda_prefer(const dlg_gemm *g, char *why, size_t len)
   return dev && dlg_cuda_offload_pays(dev, g, why, len);
 }
 
+dlgemm_status dlg_cuda_gemm(dlg_cuda_device *dev, const dlg_gemm *g, CUstream stream)
+{
+  return g->dtype == DLG_F64 ? dlg_cuda_dgemm(dev, g, stream) : dlg_cuda_sgemm(dev, g, stream);
+}
+
 static dlgemm_status cuda_run(const dlg_gemm *g)
 {
   const dlg_cuda_api *cu;

@@ -34,7 +34,7 @@ typedef struct model {
   X(cpu[0][0]) X(cpu[0][1]) X(cpu[1][0]) X(cpu[1][1])
 
 static model the_model;
-static int model_state; /* 0 unknown, 1 ready, -1 unmeasurable */
+static int model_state; /* 0 unknown, 1 ready, -1 unmeasurable; read without the lock once set */
 static pthread_mutex_t model_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* --- measuring ----------------------------------------------------------- */
@@ -77,7 +77,7 @@ static double cpu_rate(dlg_dtype dt, int n)
 }
 
 /* A square n^3 host call through the engine, or a device-resident product
- * (host == 0): seconds of the faster of `reps`, or the median of five. */
+ * (host == 0): the median seconds of five calls after one that warms up. */
 static double gpu_seconds(dlg_cuda_device *dev, dlg_dtype dt, int n, int host)
 {
   char why[160];
@@ -192,15 +192,18 @@ static const model *model_get(dlg_cuda_device *dev)
 {
   char dir[400], path[600] = "";
   const char *source = "measured";
+  const int known = __atomic_load_n(&model_state, __ATOMIC_ACQUIRE);
+  if (known) return known == 1 ? &the_model : NULL; /* every routed host call asks */
   pthread_mutex_lock(&model_lock);
   if (!model_state) {
     const int have_path = cache_path(dev, path, sizeof path, dir, sizeof dir) == 0;
     if (have_path && !dlg_config_get()->recalibrate && load(path, &the_model) == 0) {
       source = "cached";
-      model_state = 1;
+      __atomic_store_n(&model_state, 1, __ATOMIC_RELEASE);
     } else {
-      model_state = measure(dev, &the_model) ? -1 : 1;
-      if (model_state == 1 && have_path) save(dir, path, &the_model);
+      const int state = measure(dev, &the_model) ? -1 : 1;
+      if (state == 1 && have_path) save(dir, path, &the_model);
+      __atomic_store_n(&model_state, state, __ATOMIC_RELEASE);
     }
     if (dlg_config_get()->verbose && model_state == 1)
       fprintf(stderr, "dlgemm: host model (%s%s%s): to device %.1f GB/s, to host %.1f GB/s, "

@@ -41,7 +41,7 @@ typedef struct item {
   dlg_lines lines;
   CUdeviceptr dev;
   int event;       /* recorded once its copies are queued */
-  int sent, pinned;
+  int pinned;
 } item;
 
 typedef struct tile {
@@ -49,7 +49,6 @@ typedef struct tile {
   dlg_lines lines; /* the caller's C lines of the tile */
   CUdeviceptr dev;
   int event;       /* recorded after its kernel */
-  int launched;
   size_t queued, done; /* lines copied back to chunks / to the caller */
 } tile;
 
@@ -286,16 +285,10 @@ static int send(job *j, item *x)
       return 0;
     o->chunk_busy[k] = 1;
   }
-  x->sent = 1;
   return !failed(j, cu->EventRecord(o->events[x->event], o->h2d), "copy to device");
 }
 
 /* --- tiles ----------------------------------------------------------------- */
-
-dlgemm_status dlg_cuda_gemm(dlg_cuda_device *dev, const dlg_gemm *g, CUstream stream)
-{
-  return g->dtype == DLG_F64 ? dlg_cuda_dgemm(dev, g, stream) : dlg_cuda_sgemm(dev, g, stream);
-}
 
 /* Tile t = i * nj + jj, behind its panels (and its C, when beta != 0). */
 static int launch(job *j, int t)
@@ -326,7 +319,6 @@ static int launch(job *j, int t)
   if (dlg_cuda_gemm(j->dev, &d, s) != DLGEMM_OK)
     return !failed(j, CUDA_ERROR_LAUNCH_FAILED, "kernel launch");
   if (failed(j, cu->EventRecord(o->events[x->event], s), "kernel launch")) return 0;
-  x->launched = 1;
   if (!j->launched) j->first_launch = dlg_now() - j->t0;
   j->order[j->launched++] = t;
   return 1;
@@ -448,7 +440,8 @@ static dlgemm_status run_one(dlg_cuda_device *dev, const dlg_cuda_api *cu, const
     x->event = j.ni + j.nj + t;
     if (j.cin) {
       j.cin[t].view = c, j.cin[t].lines = x->lines;
-      j.cin[t].event = j.ni + j.nj + ntiles + t; /* C is written: never DMA'd in place */
+      /* staged even when page-locked: C keeps one path in and out */
+      j.cin[t].event = j.ni + j.nj + ntiles + t;
     }
   }
   j.t0 = dlg_now();
