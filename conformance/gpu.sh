@@ -7,7 +7,7 @@
 # usage (on the GPU machine, from the repository root):
 #   source .devdeps/env.sh && conformance/gpu.sh [bench-reps]
 # GPU_STEPS picks parts (default all): build ctest python netlib sanitizer
-# sass ncu bench hostbench gcnport; GPU_CMAKE_ARGS adds configure options.
+# sass ncu bench tcbench hostbench gcnport; GPU_CMAKE_ARGS adds configure options.
 # Logs go to $OUT (or ./gpu-out); the last lines printed are the summary.
 set -u
 out=${OUT:-$PWD/gpu-out}
@@ -16,7 +16,7 @@ reps=${1:-20}
 build=build-gpu
 summary=()
 note() { summary+=("$1"); echo "== $1"; }
-steps=" ${GPU_STEPS:-build ctest python netlib sanitizer sass ncu bench hostbench gcnport} "
+steps=" ${GPU_STEPS:-build ctest python netlib sanitizer sass ncu bench tcbench hostbench gcnport} "
 want() { [[ $steps == *" $1 "* ]]; }
 step() { # name, command...
   local name=$1; shift
@@ -56,6 +56,11 @@ want sanitizer && for tool in memcheck racecheck; do
 done
 want sanitizer && step sanitizer_memcheck_host env DLGEMM_FORCE=gpu compute-sanitizer --tool memcheck \
   --error-exitcode 9 $build/conformance/test_differential 12
+want sanitizer && for kernel in mma wgmma; do
+  step "sanitizer_memcheck_half_$kernel" env DLGEMM_HGEMM_KERNEL=$kernel compute-sanitizer \
+    --tool memcheck --error-exitcode 9 $build/conformance/test_half cuda 16
+  grep -E "ERROR SUMMARY|passed" "$out/sanitizer_memcheck_half_$kernel.log"
+done
 want sanitizer && step sanitizer_memcheck_offload env DLGEMM_FORCE=gpu compute-sanitizer \
   --tool memcheck --error-exitcode 9 $build/conformance/test_offload shapes
 
@@ -71,6 +76,10 @@ want ncu && ncu --kernel-name regex:dlg_sgemm_128x128 --launch-count 1 --section
 
 if want bench && [ -x $build/bench/bench_sgemm ]; then
   $build/bench/bench_sgemm "$reps" 2>&1 | tee "$out/bench.log"
+fi
+# Tensor cores (issue 6): bf16 and fp16 against cublasGemmEx.
+if want tcbench && [ -x $build/bench/bench_tc ]; then
+  for t in bf16 f16; do $build/bench/bench_tc $t "$reps" 2>&1 | tee "$out/bench_tc_$t.log"; done
 fi
 # Host arrays: netlib alone, dlgemm and NVBLAS LD_PRELOAD'ed (issue 5).
 if want hostbench && [ -x $build/bench/host_bench ]; then

@@ -50,7 +50,7 @@ static dlg_gemm problem(int64_t size, dlg_place place, dlg_dtype dtype)
   g.m = g.n = g.k = size;
   g.batch = 1;
   g.place = place;
-  g.dtype = dtype;
+  g.dtype = g.dtype_in = dtype;
   return g;
 }
 

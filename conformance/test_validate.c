@@ -53,6 +53,17 @@ typedef struct reject_case {
 static void null_a(fixture *f) { (void)f; } /* the test passes NULL for A */
 static void dtype_int(fixture *f) { f->A.dtype.code = kDLInt; }
 static void dtype_half(fixture *f) { f->B.dtype.bits = 16; }
+static void dtype_half_into_double(fixture *f)
+{
+  f->A.dtype = f->B.dtype = (DLDataType){kDLBfloat, 16, 1};
+  f->C.dtype.bits = 64;
+}
+static void dtype_bf16_f16(fixture *f)
+{
+  f->A.dtype = (DLDataType){kDLBfloat, 16, 1};
+  f->B.dtype = (DLDataType){kDLFloat, 16, 1};
+  f->C.dtype = (DLDataType){kDLFloat, 16, 1};
+}
 static void dtype_lanes(fixture *f) { f->C.dtype.lanes = 4; }
 static void dtype_mixed(fixture *f)
 {
@@ -143,9 +154,14 @@ static void options_backend(fixture *f)
 static const reject_case rejects[] = {
     {"NULL A", null_a, DLGEMM_ERR_NULL_ARGUMENT, "A is NULL"},
     {"int dtype", dtype_int, DLGEMM_ERR_UNSUPPORTED_DTYPE, "A: dtype"},
-    {"float16 not yet", dtype_half, DLGEMM_ERR_UNSUPPORTED_DTYPE, "B: dtype"},
+    {"float16 B with float32 A", dtype_half, DLGEMM_ERR_UNSUPPORTED_DTYPE,
+     "dtypes A float32, B float16"},
+    {"bfloat16 A and B into float64 C", dtype_half_into_double, DLGEMM_ERR_UNSUPPORTED_DTYPE,
+     "dtypes A bfloat16, B bfloat16, C float64"},
+    {"bfloat16 with float16", dtype_bf16_f16, DLGEMM_ERR_UNSUPPORTED_DTYPE,
+     "A and B must agree"},
     {"vector lanes", dtype_lanes, DLGEMM_ERR_UNSUPPORTED_DTYPE, "C: dtype"},
-    {"mixed dtypes", dtype_mixed, DLGEMM_ERR_UNSUPPORTED_DTYPE, "dtypes differ"},
+    {"mixed dtypes", dtype_mixed, DLGEMM_ERR_UNSUPPORTED_DTYPE, "C float32 are not"},
     {"1-D", ndim_one, DLGEMM_ERR_BAD_NDIM, "A: ndim is 1"},
     {"4-D", ndim_four, DLGEMM_ERR_BAD_NDIM, "C: ndim is 4"},
     {"NULL shape", shape_null, DLGEMM_ERR_NULL_ARGUMENT, "B: shape is NULL"},

@@ -37,6 +37,7 @@ static dlgemm_status cpu_run(const dlg_gemm *g)
   const size_t es = dlg_elem_size(g->dtype);
   int64_t p;
 
+  if (dlg_is_half(g->dtype_in)) return dlg_cpu_half_gemm(g, cpu_run);
   if (!fits_int(g->m) || !fits_int(g->n) || !fits_int(g->k) || !fits_int(dlg_ld(first)) ||
       !fits_int(dlg_ld(second)) || !fits_int(dlg_ld(&g->c)))
     return dlg_fail(DLGEMM_ERR_TOO_LARGE, "a dimension or leading dimension exceeds the 32-bit "

@@ -14,6 +14,9 @@
 #include "route.h"
 
 extern const unsigned char dlg_cuda_fatbin[];
+#ifdef DLGEMM_HAVE_SM90A
+extern const unsigned char dlg_cuda_fatbin_sm90a[];
+#endif
 
 static dlg_cuda_device devices[DLG_MAX_DEVICES];
 static dlg_device_once devices_once = DLG_DEVICE_ONCE_INIT;
@@ -46,6 +49,36 @@ static CUresult load_tile(const dlg_cuda_api *cu, dlg_cuda_device *dev, int t)
   return r;
 }
 
+/* The 8 tensor-core kernels dlg_hgemm_<family>_<type>_<ab> of module into
+ * f[bf16][a_kc * 2 + b_kc], each allowed smem bytes of shared memory. */
+static CUresult load_hgemm(const dlg_cuda_api *cu, CUmodule module, const char *family,
+                           CUfunction f[2][4], int smem)
+{
+  static const char *const type[2] = {"f16", "bf16"}, *const variant[4] = {"rr", "rk", "kr", "kk"};
+  char name[64];
+  CUresult r = CUDA_SUCCESS;
+  int t;
+  for (t = 0; !r && t < 8; t++) {
+    snprintf(name, sizeof name, "dlg_hgemm_%s_%s_%s", family, type[t / 4], variant[t % 4]);
+    r = cu->ModuleGetFunction(&f[t / 4][t % 4], module, name);
+    if (!r) r = cu->FuncSetAttribute(f[t / 4][t % 4], CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, smem);
+  }
+  return r;
+}
+
+/* On compute capability 9.0, the sm_90a module.  Not having it (a build
+ * without sm_90, or a load failure) only means the mma.sync kernels run. */
+static void load_sm90a(const dlg_cuda_api *cu, dlg_cuda_device *dev, int major, int minor)
+{
+#ifdef DLGEMM_HAVE_SM90A
+  if (major == 9 && minor == 0 && !cu->ModuleLoadData(&dev->module_sm90a, dlg_cuda_fatbin_sm90a) &&
+      load_hgemm(cu, dev->module_sm90a, "wgmma", dev->hgemm_wgmma, DLG_WGMMA_SMEM))
+    memset(dev->hgemm_wgmma, 0, sizeof dev->hgemm_wgmma);
+#else
+  (void)cu, (void)dev, (void)major, (void)minor;
+#endif
+}
+
 /* dlgemm's own pool, so its workspaces neither come from nor trim the
  * application's default pool; freed blocks stay reserved (up to the
  * threshold) and the next call on any stream reuses them. */
@@ -76,7 +109,7 @@ static int setup(dlg_cuda_device *dev, int ordinal, char *why, size_t len)
   const dlg_cuda_api *cu = dlg_cuda_api_get(why, len);
   CUdevice d;
   CUresult r;
-  int count = 0, t, major = 0;
+  int count = 0, t, major = 0, minor = 0;
   if (!cu) return -1;
   if ((r = cu->DeviceGetCount(&count)) != CUDA_SUCCESS || count == 0) {
     snprintf(why, len, "no CUDA device (%s)", r ? dlg_cuda_error(r) : "count is 0");
@@ -88,6 +121,7 @@ static int setup(dlg_cuda_device *dev, int ordinal, char *why, size_t len)
   }
   if ((r = cu->DeviceGet(&d, ordinal)) || (r = cu->DevicePrimaryCtxRetain(&dev->ctx, d)) ||
       (r = cu->DeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, d)) ||
+      (r = cu->DeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, d)) ||
       (r = cu->DeviceGetAttribute(&dev->sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, d))) {
     snprintf(why, len, "CUDA device %d: %s", ordinal, dlg_cuda_error(r));
     return -1;
@@ -115,6 +149,8 @@ static int setup(dlg_cuda_device *dev, int ordinal, char *why, size_t len)
       r = cu->FuncSetAttribute(dev->dgemm[t], CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                                DLG_DGEMM_SMEM);
   }
+  if (!r) r = load_hgemm(cu, dev->module, "mma", dev->hgemm_mma, DLG_HMMA_SMEM);
+  if (!r) load_sm90a(cu, dev, major, minor);
   if (!r) r = create_pool(cu, dev, ordinal);
   cu->CtxPopCurrent(NULL);
   if (r) {
@@ -155,11 +191,13 @@ static int cuda_probe(char *why, size_t len)
   return dlg_device_probe(&devices_once, setup_device, "CUDA", why, len);
 }
 
-/* FP32 (SIMT) and FP64 (DMMA).  A TF32 or 3xTF32 request is at least as
- * accurate on the strict kernel. */
+/* FP32 (SIMT) and FP64 (DMMA), on device memory or through the host-array
+ * engine; float16 / bfloat16 (tensor cores) on device memory.  A TF32 or
+ * 3xTF32 request is at least as accurate on the strict kernel. */
 static int cuda_supports(const dlg_gemm *g)
 {
-  return (g->dtype == DLG_F32 || g->dtype == DLG_F64) &&
+  if (dlg_is_half(g->dtype_in)) return g->place == DLG_CUDA;
+  return (g->dtype == DLG_F32 || g->dtype == DLG_F64) && g->dtype_in == g->dtype &&
          (g->place == DLG_HOST || g->place == DLG_CUDA);
 }
 
@@ -171,6 +209,7 @@ static int cuda_prefer(const dlg_gemm *g, char *why, size_t len)
 
 dlgemm_status dlg_cuda_gemm(dlg_cuda_device *dev, const dlg_gemm *g, CUstream stream)
 {
+  if (dlg_is_half(g->dtype_in)) return dlg_cuda_hgemm(dev, g, stream);
   return g->dtype == DLG_F64 ? dlg_cuda_dgemm(dev, g, stream) : dlg_cuda_sgemm(dev, g, stream);
 }
 

@@ -88,7 +88,8 @@ static int hip_probe(char *why, size_t len)
 
 static int hip_supports(const dlg_gemm *g)
 {
-  return g->dtype == DLG_F32 && (g->place == DLG_HOST || g->place == DLG_ROCM);
+  return g->dtype == DLG_F32 && g->dtype_in == DLG_F32 &&
+         (g->place == DLG_HOST || g->place == DLG_ROCM);
 }
 
 /* Each batch entry of x between the caller's view and its compact copy. */

@@ -84,6 +84,18 @@ static int parse_kernel(void)
   return 0;
 }
 
+/* auto (default), mma or wgmma: the tensor-core family, for tests and
+ * measurements; wgmma still needs sm_90a and TMA-legal operands. */
+static int parse_hgemm_kernel(void)
+{
+  const char *v = getenv("DLGEMM_HGEMM_KERNEL");
+  if (!v || !*v || !strcasecmp(v, "auto")) return 0;
+  if (!strcasecmp(v, "mma")) return 1;
+  if (!strcasecmp(v, "wgmma")) return 2;
+  complain("DLGEMM_HGEMM_KERNEL", v, "auto, mma or wgmma");
+  return 0;
+}
+
 static int parse_streamk(void)
 {
   const char *v = getenv("DLGEMM_SGEMM_STREAMK");
@@ -123,6 +135,7 @@ static void load(void)
   parse_tile(&config.tile_bm, &config.tile_bn);
   config.sgemm_sgpr = parse_kernel();
   config.streamk = parse_streamk();
+  config.hgemm_kernel = parse_hgemm_kernel();
   config.min_mnk_set = getenv("DLGEMM_MIN_MNK") && *getenv("DLGEMM_MIN_MNK");
   config.copy_threads = (int)parse_nonnegative("DLGEMM_COPY_THREADS", 0);
   config.pinned_mb = parse_nonnegative("DLGEMM_PINNED_MB", 256);

@@ -16,6 +16,7 @@ typedef struct dlg_config {
   int tile_bm, tile_bn;   /* DLGEMM_SGEMM_TILE=<BM>x<BN>: pin the SIMT tile (0: choose) */
   int sgemm_sgpr;         /* DLGEMM_SGEMM_KERNEL=sgpr: the GCN design's CUDA port (experiment) */
   int streamk;            /* DLGEMM_SGEMM_STREAMK: -1 auto (cost model), 0 off, 1 wherever it applies */
+  int hgemm_kernel;       /* DLGEMM_HGEMM_KERNEL: 0 auto, 1 mma (mma.sync), 2 wgmma (sm_90a, where it applies) */
   /* The host-array engine (cuda_offload.c): */
   int copy_threads;       /* DLGEMM_COPY_THREADS: host threads staging pageable memory (0: all CPUs but one, to 16) */
   double pinned_mb;       /* DLGEMM_PINNED_MB: pinned staging memory, allocated once */

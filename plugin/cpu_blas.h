@@ -5,6 +5,7 @@
 #define DLG_CPU_BLAS_H
 
 #include <stddef.h>
+#include "gemm.h"
 
 /* The Fortran 77 ABI of gfortran and most compilers since GCC 8: every
  * argument by reference, INTEGER is int (LP64), and one hidden size_t length
@@ -44,5 +45,10 @@ void dlg_ref_dgemm(const char *transa, const char *transb, const int *m, const i
                    const int *k, const double *alpha, const double *a, const int *lda,
                    const double *b, const int *ldb, const double *beta, double *c,
                    const int *ldc, size_t transa_len, size_t transb_len);
+
+/* A float16 / bfloat16 dlg_gemm on host memory (cpu_half.c): the inputs
+ * widened to float, multiplied by sgemm (a float dlg_gemm runner: the CPU
+ * backend's), and the epilogue applied in float, rounded once to C's type. */
+dlgemm_status dlg_cpu_half_gemm(const dlg_gemm *g, dlgemm_status (*sgemm)(const dlg_gemm *));
 
 #endif

@@ -7,6 +7,7 @@
 
 #include <pthread.h>
 #include "../kernels/cuda/dgemm_args.h"
+#include "../kernels/cuda/hgemm_args.h"
 #include "../kernels/cuda/sgemm_args.h"
 #include "cuda_driver.h"
 #include "gemm.h"
@@ -42,6 +43,9 @@ typedef struct dlg_cuda_device {
   CUfunction splitk_reduce, streamk_fixup;
   CUfunction sgpr, sgpr_edge; /* sgemm_sgpr.cu: full 64-row blocks, and any */
   CUfunction dgemm[4];        /* dgemm_dmma.cu, [a_kc * 2 + b_kc] */
+  CUfunction hgemm_mma[2][4]; /* hgemm_mma.cu, [bf16][a_kc * 2 + b_kc] */
+  CUmodule module_sm90a;        /* compute capability 9.0 only, else NULL */
+  CUfunction hgemm_wgmma[2][4]; /* hgemm_wgmma.cu, as hgemm_mma; NULL without sm_90a */
   CUmemoryPool pool; /* split-K workspaces: stream-ordered, kept for reuse */
   int sms;
   char name[96], bus_id[32]; /* for the routing model's cache key and messages */
@@ -59,7 +63,10 @@ dlgemm_status dlg_cuda_sgemm(dlg_cuda_device *dev, const dlg_gemm *g, CUstream s
 /* The same for a dlg_gemm of doubles (the FP64 tensor-core kernel). */
 dlgemm_status dlg_cuda_dgemm(dlg_cuda_device *dev, const dlg_gemm *g, CUstream stream);
 
-/* Queue g (operands on this device) on stream, FP32 or FP64 by its dtype. */
+/* The same for float16 / bfloat16 inputs (the tensor-core kernels). */
+dlgemm_status dlg_cuda_hgemm(dlg_cuda_device *dev, const dlg_gemm *g, CUstream stream);
+
+/* Queue g (operands on this device) on stream, by its dtypes. */
 dlgemm_status dlg_cuda_gemm(dlg_cuda_device *dev, const dlg_gemm *g, CUstream stream);
 
 /* g on host memory through the engine (cuda_offload.c): synchronous.  A

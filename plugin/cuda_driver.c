@@ -53,6 +53,7 @@ static void load(void)
       {"cuPointerGetAttributes", offsetof(dlg_cuda_api, PointerGetAttributes)},
       {"cuDeviceGetName", offsetof(dlg_cuda_api, DeviceGetName)},
       {"cuDeviceGetPCIBusId", offsetof(dlg_cuda_api, DeviceGetPCIBusId)},
+      {"cuTensorMapEncodeTiled", offsetof(dlg_cuda_api, TensorMapEncodeTiled)},
   };
   CUresult r;
   if (dlg_dynlib_bind(libs, "NVIDIA driver", syms, sizeof syms / sizeof syms[0], &api, load_error,

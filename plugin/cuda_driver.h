@@ -49,6 +49,11 @@ typedef struct dlg_cuda_api {
   CUresult (*PointerGetAttributes)(unsigned, CUpointer_attribute *, void **, CUdeviceptr);
   CUresult (*DeviceGetName)(char *, int, CUdevice);
   CUresult (*DeviceGetPCIBusId)(char *, int, CUdevice);
+  /* the sm_90a tensor-core kernels' TMA descriptors */
+  CUresult (*TensorMapEncodeTiled)(CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *,
+                                   const cuuint64_t *, const cuuint64_t *, const cuuint32_t *,
+                                   const cuuint32_t *, CUtensorMapInterleave, CUtensorMapSwizzle,
+                                   CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
 } dlg_cuda_api;
 
 /* The driver's entry points, or NULL with why[] filled in (no libcuda, a

@@ -89,7 +89,7 @@ static double gpu_seconds(dlg_cuda_device *dev, dlg_dtype dt, int n, int host)
   double t[5];
   int rep, ok = 1;
   memset(&g, 0, sizeof g);
-  g.dtype = dt, g.m = g.n = g.k = n, g.batch = 1, g.alpha = 1, g.beta = 0;
+  g.dtype = g.dtype_in = dt, g.m = g.n = g.k = n, g.batch = 1, g.alpha = 1, g.beta = 0;
   g.origin = "calibration";
   if (host) {
     if (!(h = calloc(3 * len, es))) return -1;

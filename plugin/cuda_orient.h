@@ -1,7 +1,7 @@
 /*
  * cuda_orient.h - a dlg_gemm on device memory as the column-major problem
  * the CUDA kernels compute, whatever its layouts: a row-major C is computed
- * as C^T = B^T A^T.  Shared by the FP32 and FP64 launchers.
+ * as C^T = B^T A^T.  Shared by the FP32, FP64 and tensor-core launchers.
  */
 #ifndef DLG_CUDA_ORIENT_H
 #define DLG_CUDA_ORIENT_H
@@ -38,7 +38,7 @@ static inline void dlg_orient(const dlg_gemm *g, dlg_operand *op1, dlg_operand *
 {
   const int swap = !dlg_is_colmajor(&g->c);
   const dlg_matrix *x1 = swap ? &g->b : &g->a, *x2 = swap ? &g->a : &g->b;
-  const size_t es = dlg_elem_size(g->dtype);
+  const size_t es = dlg_elem_size(g->dtype_in);
   /* op1(i,l) is A(i,l) = A[i*rs + l*cs], or B^T(i,l) = B[l*rs + i*cs]; it is
    * k-contiguous when its row index i is not the unit stride.  op2(l,j) is
    * k-contiguous when its row index l is the unit stride. */

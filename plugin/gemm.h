@@ -15,7 +15,10 @@
 #include <stdint.h>
 #include "dlgemm.h"
 
-typedef enum dlg_dtype { DLG_F32 = 0, DLG_F64 = 1 } dlg_dtype;
+/* Element types.  F32 and F64 calls have one dtype throughout; F16 and BF16
+ * are input types (A and B) whose products accumulate in FP32 and whose C
+ * is F16, BF16 or F32. */
+typedef enum dlg_dtype { DLG_F32 = 0, DLG_F64 = 1, DLG_F16 = 2, DLG_BF16 = 3 } dlg_dtype;
 
 /* Where the operands live. */
 typedef enum dlg_place {
@@ -33,7 +36,8 @@ typedef struct dlg_matrix {
 } dlg_matrix;
 
 typedef struct dlg_gemm {
-  dlg_dtype dtype;
+  dlg_dtype dtype;         /* C's */
+  dlg_dtype dtype_in;      /* A's and B's: dtype, or F16 / BF16 */
   dlg_place place;
   int device_id;           /* for DLG_CUDA / DLG_ROCM */
   int64_t m, n, k, batch;
@@ -44,7 +48,11 @@ typedef struct dlg_gemm {
   const char *origin;      /* entry point name, for DLGEMM_VERBOSE */
 } dlg_gemm;
 
-static inline size_t dlg_elem_size(dlg_dtype t) { return t == DLG_F64 ? 8 : 4; }
+static inline size_t dlg_elem_size(dlg_dtype t)
+{
+  return t == DLG_F64 ? 8 : (t == DLG_F16 || t == DLG_BF16) ? 2 : 4;
+}
+static inline int dlg_is_half(dlg_dtype t) { return t == DLG_F16 || t == DLG_BF16; }
 static inline double dlg_flops(const dlg_gemm *g)
 {
   return 2.0 * (double)g->m * (double)g->n * (double)g->k * (double)g->batch;

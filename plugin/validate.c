@@ -30,18 +30,37 @@ static int is_gpu(DLDeviceType t) { return t == kDLCUDA || t == kDLROCM; }
 
 static dlgemm_status read_dtype(const DLTensor *t, const char *name, dlg_dtype *out)
 {
-  if (t->dtype.code == kDLFloat && t->dtype.lanes == 1 && t->dtype.bits == 32) {
-    *out = DLG_F32;
-    return DLGEMM_OK;
-  }
-  if (t->dtype.code == kDLFloat && t->dtype.lanes == 1 && t->dtype.bits == 64) {
-    *out = DLG_F64;
-    return DLGEMM_OK;
-  }
+  static const struct { uint8_t code, bits; dlg_dtype dtype; } taken[] = {
+      {kDLFloat, 32, DLG_F32}, {kDLFloat, 64, DLG_F64}, {kDLFloat, 16, DLG_F16},
+      {kDLBfloat, 16, DLG_BF16}};
+  size_t i;
+  for (i = 0; i < sizeof taken / sizeof taken[0]; i++)
+    if (t->dtype.code == taken[i].code && t->dtype.bits == taken[i].bits && t->dtype.lanes == 1) {
+      *out = taken[i].dtype;
+      return DLGEMM_OK;
+    }
   return dlg_fail(DLGEMM_ERR_UNSUPPORTED_DTYPE,
-                  "%s: dtype (code %u, bits %u, lanes %u) is not supported; float32 and "
-                  "float64 are", name, (unsigned)t->dtype.code, (unsigned)t->dtype.bits,
-                  (unsigned)t->dtype.lanes);
+                  "%s: dtype (code %u, bits %u, lanes %u) is not supported; float32, float64, "
+                  "float16 and bfloat16 are", name, (unsigned)t->dtype.code,
+                  (unsigned)t->dtype.bits, (unsigned)t->dtype.lanes);
+}
+
+static const char *dtype_name(dlg_dtype t)
+{
+  return t == DLG_F32 ? "float32" : t == DLG_F64 ? "float64" : t == DLG_F16 ? "float16"
+                                                                            : "bfloat16";
+}
+
+/* The combinations taken: one dtype throughout for float32 and float64;
+ * float16 or bfloat16 A and B (the same) with C in either or in float32. */
+static dlgemm_status check_dtypes(dlg_dtype ta, dlg_dtype tb, dlg_dtype tc)
+{
+  if (ta == tb && (ta == tc || (dlg_is_half(ta) && (dlg_is_half(tc) || tc == DLG_F32))))
+    return DLGEMM_OK;
+  return dlg_fail(DLGEMM_ERR_UNSUPPORTED_DTYPE, "dtypes A %s, B %s, C %s are not a combination "
+                  "dlgemm takes: A and B must agree, and C must be their type, or float16, "
+                  "bfloat16 or float32 when they are float16 or bfloat16", dtype_name(ta),
+                  dtype_name(tb), dtype_name(tc));
 }
 
 /* The layout of one rows x cols matrix with element strides (rs, cs), made
@@ -158,11 +177,13 @@ static void span(const dlg_matrix *x, int64_t batch, size_t esize, uintptr_t *lo
   *hi = *lo + (uintptr_t)((last + 1) * esize);
 }
 
-static int overlaps(const dlg_matrix *x, const dlg_matrix *y, int64_t batch, size_t esize)
+/* x (elements of xsize bytes) and y (ysize) share a byte. */
+static int overlaps(const dlg_matrix *x, size_t xsize, const dlg_matrix *y, size_t ysize,
+                    int64_t batch)
 {
   uintptr_t xl, xh, yl, yh;
-  span(x, batch, esize, &xl, &xh);
-  span(y, x->bs || y->bs ? batch : 1, esize, &yl, &yh);
+  span(x, batch, xsize, &xl, &xh);
+  span(y, x->bs || y->bs ? batch : 1, ysize, &yl, &yh);
   return xl < xh && yl < yh && xl < yh && yl < xh;
 }
 
@@ -213,10 +234,7 @@ dlgemm_status dlg_validate_tensors(const DLTensor *a, const DLTensor *b, const D
   if ((st = read_dtype(a, "A", &ta)) || (st = read_dtype(b, "B", &tb)) ||
       (st = read_dtype(c, "C", &tc)))
     return st;
-  if (ta != tc || tb != tc)
-    return dlg_fail(DLGEMM_ERR_UNSUPPORTED_DTYPE, "dtypes differ: A is float%d, B float%d, C "
-                    "float%d; mixed precision is not supported", a->dtype.bits, b->dtype.bits,
-                    c->dtype.bits);
+  if ((st = check_dtypes(ta, tb, tc))) return st;
   if ((st = read_view(a, "A", &va)) || (st = read_view(b, "B", &vb)) ||
       (st = read_view(c, "C", &vc)))
     return st;
@@ -235,6 +253,7 @@ dlgemm_status dlg_validate_tensors(const DLTensor *a, const DLTensor *b, const D
   if ((st = check_devices(a, b, c, g))) return st;
 
   g->dtype = tc;
+  g->dtype_in = ta;
   g->m = vc.rows;
   g->n = vc.cols;
   g->k = va.cols;
@@ -249,11 +268,13 @@ dlgemm_status dlg_validate_tensors(const DLTensor *a, const DLTensor *b, const D
                       "batch overlap (each spans %llu elements)", (long long)g->c.bs,
                       (unsigned long long)matrix_end + 1);
   }
-  if (g->k && (overlaps(&g->c, &g->a, g->batch, dlg_elem_size(g->dtype)) ||
-               overlaps(&g->c, &g->b, g->batch, dlg_elem_size(g->dtype))))
-    return dlg_fail(DLGEMM_ERR_OVERLAP, "C overlaps %s in memory; the result would depend on "
-                    "the order of the writes", overlaps(&g->c, &g->a, g->batch,
-                    dlg_elem_size(g->dtype)) ? "A" : "B");
+  if (g->k) {
+    const size_t cs = dlg_elem_size(g->dtype), is = dlg_elem_size(g->dtype_in);
+    const int on_a = overlaps(&g->c, cs, &g->a, is, g->batch);
+    if (on_a || overlaps(&g->c, cs, &g->b, is, g->batch))
+      return dlg_fail(DLGEMM_ERR_OVERLAP, "C overlaps %s in memory; the result would depend on "
+                      "the order of the writes", on_a ? "A" : "B");
+  }
   return DLGEMM_OK;
 }
 

@@ -62,7 +62,7 @@ static void to_gemm(const blas_call *x, dlg_gemm *g)
 {
   const int ta = !lsame(x->transa, 'N'), tb = !lsame(x->transb, 'N');
   memset(g, 0, sizeof *g);
-  g->dtype = x->dtype;
+  g->dtype = g->dtype_in = x->dtype;
   g->place = DLG_HOST;
   g->m = x->m;
   g->n = x->n;

@@ -6,3 +6,4 @@
 #include "sgemm_simt.cu"
 #include "sgemm_sgpr.cu"
 #include "dgemm_dmma.cu"
+#include "hgemm_mma.cu"

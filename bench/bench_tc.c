@@ -1,0 +1,203 @@
+/*
+ * bench_tc - dlgemm's tensor-core GEMM against cuBLAS's matching call,
+ * same inputs, same run, same stream, device-resident column-major NN
+ * operands.
+ *
+ *   bf16, f16: A, B and C of that type, FP32 accumulation; cuBLAS is
+ *              cublasGemmEx with the same types and CUBLAS_COMPUTE_32F.
+ *
+ * Method (tool library METHOD.md): random data in [-1, 1); three warm-ups;
+ * each run timed with CUDA events, the median reported; input sets rotated
+ * below 200 MB so L2 is not what is measured.  Accuracy beside speed: the
+ * relative error sqrt(sum (C - C64)^2 / sum C64^2) of each library's C over
+ * 4096 sampled elements, C64 the FP64 product of the same (rounded) inputs.
+ *
+ * usage: bench_tc TYPE [reps [m n k]]    every square size 1024..8192, or one
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cudrv.h"
+#include "dlgemm.h"
+#include "half.h"
+
+typedef int (*cublas_create_fn)(void **);
+typedef int (*cublas_set_stream_fn)(void *, CUstream);
+typedef int (*cublas_gemmex_fn)(void *, int, int, int, int, int, const void *, const void *, int,
+                                int, const void *, int, int, const void *, void *, int, int, int,
+                                int);
+enum { CUDA_R_32F_ = 0, CUDA_R_16F_ = 2, CUDA_R_16BF_ = 14, COMPUTE_32F = 68, GEMM_DEFAULT = -1 };
+
+static cudrv cu;
+static CUstream stream;
+static CUevent ev0, ev1;
+static void *handle;
+static cublas_gemmex_fn gemmex;
+static int bf16;
+
+static int cmp_float(const void *a, const void *b)
+{
+  float x = *(const float *)a, y = *(const float *)b;
+  return (x > y) - (x < y);
+}
+
+static void *open_cublas(void)
+{
+  const char *names[] = {getenv("DLGEMM_BENCH_CUBLAS"), "libcublas.so", "libcublas.so.13",
+                         "libcublas.so.12"};
+  size_t i;
+  for (i = 0; i < sizeof names / sizeof names[0]; i++) {
+    void *h = names[i] ? dlopen(names[i], RTLD_NOW | RTLD_GLOBAL) : NULL;
+    if (h) return h;
+  }
+  fprintf(stderr, "cuBLAS not found: set DLGEMM_BENCH_CUBLAS=/path/to/libcublas.so\n");
+  exit(1);
+}
+
+static float half_to_float(uint16_t h) { return bf16 ? dlg_bf16_to_float(h) : dlg_f16_to_float(h); }
+
+/* One product, C = A B (which: 0 dlgemm, 1 cuBLAS), queued on the stream. */
+static void run(int which, int m, int n, int k, CUdeviceptr a, CUdeviceptr b, CUdeviceptr c)
+{
+  const DLDataType t = {bf16 ? kDLBfloat : kDLFloat, 16, 1};
+  int64_t as[2] = {m, k}, bs[2] = {k, n}, cs[2] = {m, n};
+  int64_t ast[2] = {1, m}, bst[2] = {1, k}, cst[2] = {1, m};
+  DLTensor ta = {(void *)(uintptr_t)a, {kDLCUDA, 0}, 2, t, as, ast, 0};
+  DLTensor tb = {(void *)(uintptr_t)b, {kDLCUDA, 0}, 2, t, bs, bst, 0};
+  DLTensor tc = {(void *)(uintptr_t)c, {kDLCUDA, 0}, 2, t, cs, cst, 0};
+  const float one = 1, zero = 0;
+  const int type = bf16 ? CUDA_R_16BF_ : CUDA_R_16F_;
+  dlgemm_options o;
+  dlgemm_options_init(&o);
+  o.stream = stream;
+  if (which == 0 && dlgemm_matmul(&ta, &tb, &tc, 1.0, 0.0, &o)) {
+    fprintf(stderr, "dlgemm: %s\n", dlgemm_last_error());
+    exit(1);
+  }
+  if (which == 1 && gemmex(handle, 0, 0, m, n, k, &one, (const void *)(uintptr_t)a, type, m,
+                           (const void *)(uintptr_t)b, type, k, &zero, (void *)(uintptr_t)c, type,
+                           m, COMPUTE_32F, GEMM_DEFAULT)) {
+    fprintf(stderr, "cublasGemmEx failed\n");
+    exit(1);
+  }
+}
+
+static float time_runs(int which, int reps, int m, int n, int k, CUdeviceptr *a, CUdeviceptr *b,
+                       CUdeviceptr c, int sets)
+{
+  float *ms = malloc(sizeof(float) * (size_t)reps), med;
+  int r;
+  for (r = -3; r < reps; r++) {
+    const int s = (r + 3) % sets;
+    CU(cu.EventRecord(ev0, stream));
+    run(which, m, n, k, a[s], b[s], c);
+    CU(cu.EventRecord(ev1, stream));
+    CU(cu.EventSynchronize(ev1));
+    if (r >= 0) CU(cu.EventElapsedTime(&ms[r], ev0, ev1));
+  }
+  qsort(ms, (size_t)reps, sizeof(float), cmp_float);
+  med = ms[reps / 2];
+  free(ms);
+  return med;
+}
+
+/* Relative error of C (set 0's product) over sampled elements. */
+static double sampled_error(int m, int n, int k, const uint16_t *ha, const uint16_t *hb,
+                            const uint16_t *hc)
+{
+  double num = 0, den = 0;
+  uint64_t x = 0x9e3779b97f4a7c15ull;
+  int s, l;
+  for (s = 0; s < 4096; s++) {
+    int i, j;
+    double ref = 0;
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    i = (int)(x % (uint64_t)m), j = (int)((x >> 32) % (uint64_t)n);
+    for (l = 0; l < k; l++)
+      ref += (double)half_to_float(ha[i + (size_t)l * m]) * half_to_float(hb[l + (size_t)j * k]);
+    num += (half_to_float(hc[i + (size_t)j * m]) - ref) * (half_to_float(hc[i + (size_t)j * m]) - ref);
+    den += ref * ref;
+  }
+  return sqrt(num / (den + 1e-300));
+}
+
+int main(int argc, char **argv)
+{
+  static const int squares[] = {1024, 2048, 3072, 4096, 6144, 8192};
+  int reps, i, count = 6, one[3] = {0, 0, 0};
+  void *cublas;
+  CUcontext ctx;
+  double worst = 1e9;
+  if (argc < 2 || (strcmp(argv[1], "bf16") && strcmp(argv[1], "f16"))) {
+    fprintf(stderr, "usage: bench_tc bf16|f16 [reps [m n k]]\n");
+    return 2;
+  }
+  bf16 = !strcmp(argv[1], "bf16");
+  reps = argc > 2 ? atoi(argv[2]) : 20;
+  if (argc > 5) one[0] = atoi(argv[3]), one[1] = atoi(argv[4]), one[2] = atoi(argv[5]), count = 1;
+  cublas = open_cublas();
+  gemmex = (cublas_gemmex_fn)dlsym(cublas, "cublasGemmEx");
+  cudrv_load(&cu, &ctx);
+  CU(cu.StreamCreate(&stream, CU_STREAM_NON_BLOCKING));
+  CU(cu.EventCreate(&ev0, 0));
+  CU(cu.EventCreate(&ev1, 0));
+  if (!gemmex || ((cublas_create_fn)dlsym(cublas, "cublasCreate_v2"))(&handle) ||
+      ((cublas_set_stream_fn)dlsym(cublas, "cublasSetStream_v2"))(handle, stream)) {
+    fprintf(stderr, "cuBLAS setup failed\n");
+    return 1;
+  }
+  printf("%-5s %6s %6s %6s %10s %10s %7s %10s %10s\n", argv[1], "m", "n", "k", "dlgemm", "cuBLAS",
+         "ratio", "err dlgemm", "err cuBLAS");
+  for (i = 0; i < count; i++) {
+    const int m = count == 1 ? one[0] : squares[i], n = count == 1 ? one[1] : squares[i];
+    const int k = count == 1 ? one[2] : squares[i];
+    const size_t na = (size_t)m * k, nb = (size_t)k * n, nc = (size_t)m * n;
+    int sets = (int)(200e6 / (2.0 * (double)(na + nb)) + 1), s;
+    CUdeviceptr a[16], b[16], c;
+    uint16_t *ha = malloc(2 * na), *hb = malloc(2 * nb), *hc = malloc(2 * nc);
+    uint64_t x = 88172645463325252ull + (uint64_t)i;
+    const double flops = 2.0 * m * n * k;
+    double t_dl, t_cb, e_dl, e_cb;
+    size_t e;
+    if (sets > 16) sets = 16;
+    for (s = 0; s < sets; s++) {
+      CU(cu.MemAlloc(&a[s], 2 * na));
+      CU(cu.MemAlloc(&b[s], 2 * nb));
+      for (e = 0; e < na + nb; e++) {
+        float v;
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        v = (float)((double)(x >> 11) / 4503599627370496.0 - 1.0);
+        (e < na ? ha : hb)[e < na ? e : e - na] = bf16 ? dlg_float_to_bf16(v) : dlg_float_to_f16(v);
+      }
+      CU(cu.MemcpyHtoD(a[s], ha, 2 * na)); /* set 0's copy stays in ha / hb below */
+      CU(cu.MemcpyHtoD(b[s], hb, 2 * nb));
+      if (s == sets - 1 && sets > 1) { /* keep set 0 on the host for the error */
+        CU(cu.MemcpyDtoH(ha, a[0], 2 * na));
+        CU(cu.MemcpyDtoH(hb, b[0], 2 * nb));
+      }
+    }
+    CU(cu.MemAlloc(&c, 2 * nc));
+    t_dl = time_runs(0, reps, m, n, k, a, b, c, sets);
+    t_cb = time_runs(1, reps, m, n, k, a, b, c, sets);
+    run(0, m, n, k, a[0], b[0], c);
+    CU(cu.StreamSynchronize(stream));
+    CU(cu.MemcpyDtoH(hc, c, 2 * nc));
+    e_dl = sampled_error(m, n, k, ha, hb, hc);
+    run(1, m, n, k, a[0], b[0], c);
+    CU(cu.StreamSynchronize(stream));
+    CU(cu.MemcpyDtoH(hc, c, 2 * nc));
+    e_cb = sampled_error(m, n, k, ha, hb, hc);
+    printf("%-5s %6d %6d %6d %8.1f T %8.1f T %7.3f %10.2e %10.2e\n", argv[1], m, n, k,
+           flops / t_dl * 1e-9, flops / t_cb * 1e-9, t_cb / t_dl, e_dl, e_cb);
+    fflush(stdout);
+    if (t_cb / t_dl < worst) worst = t_cb / t_dl;
+    for (s = 0; s < sets; s++) cu.MemFree(a[s]), cu.MemFree(b[s]);
+    cu.MemFree(c);
+    free(ha), free(hb), free(hc);
+  }
+  printf("TFLOP/s are medians of %d event-timed runs after 3 warm-ups; ratio = dlgemm / cuBLAS\n"
+         "worst ratio: %.3f\n", reps, worst);
+  return 0;
+}

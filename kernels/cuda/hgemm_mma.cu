@@ -1,0 +1,248 @@
+/*
+ * hgemm_mma.cu - float16 / bfloat16 GEMM on the tensor cores through
+ * mma.sync (sm_80 and later): FP32 accumulation, C in float32, float16 or
+ * bfloat16, alpha and beta in FP32.
+ *
+ * The contract is the SIMT kernel's: the column-major product C = alpha *
+ * op(A) op(B) + beta * C, every layout having been turned into it by the
+ * host; A_KC / B_KC say whether A's and B's contiguous dimension is k.
+ *
+ * Why it is laid out as it is:
+ *
+ * - mma.m16n8k16 wants A as 16 x 16 "row" fragments (a lane holds pairs
+ *   adjacent in k) and B as 16 x 8 "col" fragments (pairs adjacent in k).
+ *   ldmatrix reads them from shared memory, one 8 x 8 matrix per 8 lanes,
+ *   each lane giving the address of one 16-byte row.  When the operand is
+ *   k-contiguous in memory a shared row is a run of k and plain ldmatrix
+ *   delivers the fragment; when it is m- (n-) contiguous a shared row is a
+ *   run of m (n) and ldmatrix.trans transposes on the way.  So tiles are
+ *   copied as they lie in memory, 16 bytes per cp.async, and only the
+ *   fragment load knows the orientation.
+ * - 128 threads = 4 warps as 2 x 2, each warp a 64 x 64 block of C: per k16
+ *   a warp issues 4 ldmatrix.x4 for A, 4 for B and 32 mma, 128 FP32
+ *   accumulators a lane.  Four cp.async stages of 128 x 32 per operand
+ *   (16 KB a stage) keep three tiles of loads in flight.
+ * - Shared rows are 64 bytes (k-contiguous tiles, 32 k) or 256 bytes (128
+ *   m or n).  An ldmatrix phase reads 8 rows at one logical 16-byte chunk;
+ *   unswizzled those would share banks.  The chunk index is XORed with
+ *   (row / 2) % 4 for 64-byte rows and with row % 8 for 256-byte rows,
+ *   which puts the 8 rows of a phase on 8 distinct 16-byte bank groups.
+ * - Chunks wholly inside the matrix copy with cp.async; chunks wholly
+ *   outside zero-fill (source size 0); a chunk cut by the edge, or any chunk
+ *   of an operand that is not 16-byte aligned, is gathered element by
+ *   element and stored to shared memory, so any m, n, k and leading
+ *   dimension is exact.
+ * - The epilogue applies alpha and beta in FP32 (beta == 0 never reads C)
+ *   and rounds once to C's type.
+ */
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include "hgemm_args.h"
+
+namespace hmma {
+
+enum { BM = DLG_HMMA_BM, BN = DLG_HMMA_BN, BK = DLG_HMMA_BK, STAGES = DLG_HMMA_STAGES,
+       NTHREADS = DLG_HMMA_THREADS, TILE_BYTES = BM * BK * 2 };
+
+static __device__ __forceinline__ unsigned saddr(const void *p)
+{
+  return (unsigned)__cvta_generic_to_shared(p);
+}
+
+/* Byte offset of 16-byte chunk c of row r in a tile of W-element rows. */
+template <int W> static __device__ __forceinline__ unsigned swz(int r, int c)
+{
+  return (unsigned)(r * W * 2 + ((W == 32 ? c ^ ((r >> 1) & 3) : c ^ (r & 7)) << 4));
+}
+
+/* One operand tile, as it lies in memory: R rows of W elements, row r
+ * global row r0 + r (of rlim), element e global column c0 + e (of clim),
+ * at x[row * ld + column]. */
+template <int W>
+static __device__ __forceinline__ void load_tile(unsigned s, const unsigned short *x, long long ld,
+                                                 int r0, int rlim, int c0, int clim, bool vec)
+{
+  enum { R = BM * BK / W, CPR = W / 8, PER_THREAD = R * CPR / NTHREADS };
+#pragma unroll
+  for (int i = 0; i < PER_THREAD; i++) {
+    const int q = (int)threadIdx.x + i * NTHREADS, r = q / CPR, c = q % CPR;
+    const int gr = r0 + r, gc = c0 + c * 8;
+    const unsigned dst = s + swz<W>(r, c);
+    const unsigned short *src = x + (long long)gr * ld + gc;
+    if (gr < rlim && gc + 8 <= clim && vec) {
+      asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(src) : "memory");
+    } else if (gr >= rlim || gc >= clim) {
+      asm volatile("cp.async.cg.shared.global [%0], [%1], 16, 0;\n" ::"r"(dst), "l"(x) : "memory");
+    } else {
+      unsigned v[4];
+#pragma unroll
+      for (int e = 0; e < 4; e++) {
+        const unsigned lo = gc + 2 * e < clim ? src[2 * e] : 0u;
+        const unsigned hi = gc + 2 * e + 1 < clim ? src[2 * e + 1] : 0u;
+        v[e] = lo | hi << 16;
+      }
+      asm volatile("st.shared.v4.b32 [%0], {%1, %2, %3, %4};\n" ::"r"(dst), "r"(v[0]), "r"(v[1]),
+                   "r"(v[2]), "r"(v[3])
+                   : "memory");
+    }
+  }
+}
+
+static __device__ __forceinline__ void ldsm_x4(unsigned (&r)[4], unsigned a)
+{
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(a));
+}
+static __device__ __forceinline__ void ldsm_x4_t(unsigned (&r)[4], unsigned a)
+{
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(a));
+}
+
+template <bool BF16>
+static __device__ __forceinline__ void mma(float (&d)[4], const unsigned (&a)[4], unsigned b0,
+                                           unsigned b1)
+{
+  if (BF16)
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, "
+                 "{%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+  else
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, "
+                 "{%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+
+/* C's element types: to and from float, rounding once to nearest even. */
+static __device__ __forceinline__ float widen(float x) { return x; }
+static __device__ __forceinline__ float widen(__half x) { return __half2float(x); }
+static __device__ __forceinline__ float widen(__nv_bfloat16 x) { return __bfloat162float(x); }
+template <typename T> static __device__ __forceinline__ T narrow(float x);
+template <> __device__ __forceinline__ float narrow<float>(float x) { return x; }
+template <> __device__ __forceinline__ __half narrow<__half>(float x) { return __float2half_rn(x); }
+template <> __device__ __forceinline__ __nv_bfloat16 narrow<__nv_bfloat16>(float x)
+{
+  return __float2bfloat16_rn(x);
+}
+
+/* Accumulator (i, j, e) of a lane is row wm + 16i + lane/4 (+8 for e >= 2),
+ * column wn + 8j + 2(lane%4) + e%2 of the tile at (m0, n0). */
+template <typename T>
+static __device__ __forceinline__ void epilogue(const dlg_hgemm_args &p, int z, int row0, int col0,
+                                                const float (&acc)[4][8][4])
+{
+  T *C = (T *)p.c + (long long)z * p.sc;
+  const int lane = threadIdx.x % 32;
+#pragma unroll
+  for (int i = 0; i < 4; i++)
+#pragma unroll
+    for (int j = 0; j < 8; j++)
+#pragma unroll
+      for (int e = 0; e < 4; e++) {
+        const int row = row0 + 16 * i + lane / 4 + (e >= 2 ? 8 : 0);
+        const int col = col0 + 8 * j + 2 * (lane % 4) + e % 2;
+        if (row < p.m && col < p.n) {
+          T *cp = C + (long long)col * p.ldc + row;
+          const float r = p.alpha * acc[i][j][e];
+          *cp = narrow<T>(p.beta != 0.f ? fmaf(p.beta, widen(*cp), r) : r);
+        }
+      }
+}
+
+template <bool BF16, bool A_KC, bool B_KC>
+static __device__ __forceinline__ void gemm(const dlg_hgemm_args &p)
+{
+  extern __shared__ __align__(128) unsigned char smem[];
+  const int m0 = blockIdx.x * BM, n0 = blockIdx.y * BN, z = blockIdx.z;
+  const unsigned short *A = (const unsigned short *)p.a + z * p.sa;
+  const unsigned short *B = (const unsigned short *)p.b + z * p.sb;
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  const int wm = (warp % 2) * 64, wn = (warp / 2) * 64;
+  const unsigned s0 = saddr(smem);
+  const int ktiles = (p.k + BK - 1) / BK;
+
+  auto issue = [&](int t) {
+    const unsigned sa = s0 + (t % STAGES) * 2 * TILE_BYTES, sb = sa + TILE_BYTES;
+    const int k0 = t * BK;
+    if (t < ktiles) {
+      if (A_KC) load_tile<BK>(sa, A, p.lda, m0, p.m, k0, p.k, p.vec_a);
+      else load_tile<BM>(sa, A, p.lda, k0, p.k, m0, p.m, p.vec_a);
+      if (B_KC) load_tile<BK>(sb, B, p.ldb, n0, p.n, k0, p.k, p.vec_b);
+      else load_tile<BN>(sb, B, p.ldb, k0, p.k, n0, p.n, p.vec_b);
+    }
+    asm volatile("cp.async.commit_group;\n" ::: "memory");
+  };
+
+  float acc[4][8][4];
+#pragma unroll
+  for (int i = 0; i < 4; i++)
+#pragma unroll
+    for (int j = 0; j < 8; j++)
+#pragma unroll
+      for (int e = 0; e < 4; e++) acc[i][j][e] = 0.f;
+
+#pragma unroll
+  for (int t = 0; t < STAGES - 1; t++) issue(t);
+
+  /* ldmatrix lane roles: lane l addresses row l % 8 of matrix l / 8. */
+  const int lr = lane % 8, lq = lane / 8;
+  for (int t = 0; t < ktiles; t++) {
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(STAGES - 2) : "memory");
+    __syncthreads(); /* tile t landed for all; stage t-1 is free */
+    issue(t + STAGES - 1);
+    const unsigned sa = s0 + (t % STAGES) * 2 * TILE_BYTES, sb = sa + TILE_BYTES;
+#pragma unroll
+    for (int kk = 0; kk < BK; kk += 16) {
+      unsigned af[4][4], bf[8][2];
+#pragma unroll
+      for (int i = 0; i < 4; i++) {
+        /* matrix q: m offset (q % 2) * 8, k offset (q / 2) * 8 */
+        const int mrow = wm + i * 16 + (lq % 2) * 8, kc = kk + (lq / 2) * 8;
+        if (A_KC) ldsm_x4(af[i], sa + swz<BK>(mrow + lr, kc / 8));
+        else ldsm_x4_t(af[i], sa + swz<BM>(kc + lr, mrow / 8));
+      }
+#pragma unroll
+      for (int j = 0; j < 4; j++) {
+        /* matrix q: n offset (q / 2) * 8, k offset (q % 2) * 8: b0, b1 of
+         * n-tile 2j, then of 2j + 1 */
+        const int ncol = wn + j * 16 + (lq / 2) * 8, kc = kk + (lq % 2) * 8;
+        unsigned r[4];
+        if (B_KC) ldsm_x4(r, sb + swz<BK>(ncol + lr, kc / 8));
+        else ldsm_x4_t(r, sb + swz<BN>(kc + lr, ncol / 8));
+        bf[2 * j][0] = r[0], bf[2 * j][1] = r[1], bf[2 * j + 1][0] = r[2], bf[2 * j + 1][1] = r[3];
+      }
+#pragma unroll
+      for (int i = 0; i < 4; i++)
+#pragma unroll
+        for (int j = 0; j < 8; j++) mma<BF16>(acc[i][j], af[i], bf[j][0], bf[j][1]);
+    }
+  }
+  asm volatile("cp.async.wait_group 0;\n" ::: "memory");
+
+  if (p.c_type == DLG_HOUT_F32) epilogue<float>(p, z, m0 + wm, n0 + wn, acc);
+  else if (p.c_type == DLG_HOUT_F16) epilogue<__half>(p, z, m0 + wm, n0 + wn, acc);
+  else epilogue<__nv_bfloat16>(p, z, m0 + wm, n0 + wn, acc);
+}
+
+} /* namespace hmma */
+
+#define DLG_HMMA_KERNEL(NAME, BF16, AKC, BKC)                                                 \
+  extern "C" __global__ void __launch_bounds__(DLG_HMMA_THREADS, 2) NAME(dlg_hgemm_args p)   \
+  {                                                                                         \
+    hmma::gemm<BF16, AKC, BKC>(p);                                                          \
+  }
+/* dlg_hgemm_mma_<type>_<a><b>: a/b = 'k' when that operand is k-contiguous,
+ * 'r' when its m / n dimension is (the SIMT kernels' naming). */
+DLG_HMMA_KERNEL(dlg_hgemm_mma_f16_rr, false, false, false)
+DLG_HMMA_KERNEL(dlg_hgemm_mma_f16_rk, false, false, true)
+DLG_HMMA_KERNEL(dlg_hgemm_mma_f16_kr, false, true, false)
+DLG_HMMA_KERNEL(dlg_hgemm_mma_f16_kk, false, true, true)
+DLG_HMMA_KERNEL(dlg_hgemm_mma_bf16_rr, true, false, false)
+DLG_HMMA_KERNEL(dlg_hgemm_mma_bf16_rk, true, false, true)
+DLG_HMMA_KERNEL(dlg_hgemm_mma_bf16_kr, true, true, false)
+DLG_HMMA_KERNEL(dlg_hgemm_mma_bf16_kk, true, true, true)

@@ -1,0 +1,312 @@
+/*
+ * hgemm_wgmma.cu - float16 / bfloat16 GEMM for sm_90a: wgmma fed by the
+ * tensor memory accelerator (TMA), producer and consumer warpgroups, a
+ * persistent grid.  Built only for sm_90a (kernels_sm90a.cu); on other chips
+ * the mma.sync kernels (hgemm_mma.cu) run.
+ *
+ * The contract is the other kernels': the column-major product C = alpha *
+ * op(A) op(B) + beta * C, the host having oriented every layout into it.
+ * A_KC / B_KC: whether A's / B's contiguous dimension is k.
+ *
+ * Why it is laid out as it is:
+ *
+ * - A block is three warpgroups.  Warpgroup 0 is the producer: one thread
+ *   issues the TMA copies of each k-tile (BK = 64) of A (128 rows) and B
+ *   (256 columns) into a ring of four shared-memory stages and gives the
+ *   rest of its registers back (setmaxnreg.dec).  Warpgroups 1 and 2 are
+ *   the consumers: each computes 64 x 256 of the 128 x 256 tile with
+ *   wgmma.m64n256k16 (128 FP32 accumulators a thread, setmaxnreg.inc), four
+ *   per k-tile, reading both operands straight from shared memory.
+ * - Each stage has a "full" mbarrier (the TMA's byte count completes it)
+ *   and an "empty" one (one arrival per consumer warp once its wgmmas no
+ *   longer read the stage).  The consumers keep one k-tile of wgmma in
+ *   flight: they release stage t-1 after waiting for all but the newest
+ *   group, so the tensor cores never wait for the release.
+ * - Tiles are 128-byte swizzled (TMA's SWIZZLE_128B, the layout wgmma's
+ *   descriptors name with swizzle mode 1): a k-contiguous operand lands as
+ *   rows of 64 k (128 bytes), an m- or n-contiguous one as k-rows of 64
+ *   elements, boxes of 64 side by side.  wgmma reads both: the descriptor's
+ *   strides say where the next 8 rows (SBO, 1024 bytes) and the next 64
+ *   columns (LBO, one box) are, and the instruction's transpose flag says
+ *   which dimension is contiguous.  A k16 step moves the descriptor by 32
+ *   bytes in a k-contiguous tile and by 16 rows (2048 bytes) otherwise.
+ * - TMA zero-fills what lies outside the matrix, so edge tiles and the k
+ *   tail need no code; the epilogue's stores are guarded.  TMA needs 16-byte
+ *   aligned bases and leading dimensions: the host sends other operands to
+ *   the mma.sync kernels.
+ * - Persistent: one block per SM walks the tiles; consecutive tiles run
+ *   down groups of 8 tile-rows so that blocks working at the same time
+ *   share panels of A and B in L2.  While the consumers store one tile the
+ *   producer is already loading the next.
+ * - alpha and beta in FP32; beta == 0 never reads C; one rounding to C's
+ *   type.
+ */
+#include <cuda.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include "hgemm_args.h"
+
+namespace wg {
+
+enum { BM = DLG_WGMMA_BM, BN = DLG_WGMMA_BN, BK = DLG_WGMMA_BK, STAGES = DLG_WGMMA_STAGES,
+       A_BYTES = BM * BK * 2, B_BYTES = BN * BK * 2, STAGE_BYTES = A_BYTES + B_BYTES,
+       BOX = 64 * BK * 2 /* one 64-wide box of an m/n-contiguous operand */ };
+
+#if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
+
+static __device__ __forceinline__ unsigned saddr(const void *p)
+{
+  return (unsigned)__cvta_generic_to_shared(p);
+}
+
+static __device__ __forceinline__ void bar_init(unsigned bar, unsigned count)
+{
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
+}
+static __device__ __forceinline__ void bar_wait(unsigned bar, unsigned parity)
+{
+  unsigned done;
+  do {
+    asm volatile("{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+                 "selp.u32 %0, 1, 0, p;\n}\n"
+                 : "=r"(done)
+                 : "r"(bar), "r"(parity)
+                 : "memory");
+  } while (!done);
+}
+static __device__ __forceinline__ void bar_arrive(unsigned bar)
+{
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
+}
+static __device__ __forceinline__ void bar_expect(unsigned bar, unsigned bytes)
+{
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes)
+               : "memory");
+}
+
+/* One TMA box to shared memory at dst, completing bytes on bar. */
+static __device__ __forceinline__ void tma_load(unsigned dst, const CUtensorMap *map, unsigned bar,
+                                                int c0, int c1, int c2)
+{
+  asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes"
+               " [%0], [%1, {%2, %3, %4}], [%5];\n" ::"r"(dst),
+               "l"(map), "r"(c0), "r"(c1), "r"(c2), "r"(bar)
+               : "memory");
+}
+
+/* A shared-memory matrix descriptor: start, LBO and SBO in 16-byte units,
+ * swizzle mode 1 (128 bytes) in bits 62-63. */
+static __device__ __forceinline__ unsigned long long desc(unsigned addr, unsigned lbo, unsigned sbo)
+{
+  return (unsigned long long)((addr & 0x3ffff) >> 4) | (unsigned long long)(lbo >> 4) << 16 |
+         (unsigned long long)(sbo >> 4) << 32 | 1ull << 62;
+}
+
+#define WGMMA_D128 \
+  "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, " \
+  "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, " \
+  "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, " \
+  "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, " \
+  "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, " \
+  "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, " \
+  "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, " \
+  "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127"
+
+/* d += A(64 x 16) * B(16 x 256), both from shared memory; TA / TB = 1 when
+ * that operand is m- / n-contiguous (the instruction transposes it). */
+template <bool BF16, int TA, int TB>
+static __device__ __forceinline__ void wgmma(float (&d)[128], unsigned long long da,
+                                             unsigned long long db)
+{
+  if (BF16)
+    asm volatile("wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 {" WGMMA_D128
+                 "}, %128, %129, 1, 1, 1, %130, %131;\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), 
+      "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), 
+      "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), 
+      "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), 
+      "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), 
+      "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), 
+      "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), 
+      "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), 
+      "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), 
+      "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), 
+      "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), 
+      "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]), 
+      "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]), 
+      "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]), 
+      "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]), 
+      "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
+                 : "l"(da), "l"(db), "n"(TA), "n"(TB));
+  else
+    asm volatile("wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 {" WGMMA_D128
+                 "}, %128, %129, 1, 1, 1, %130, %131;\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), 
+      "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), 
+      "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), 
+      "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), 
+      "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), 
+      "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), 
+      "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), 
+      "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), 
+      "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), 
+      "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), 
+      "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), 
+      "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]), 
+      "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]), 
+      "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]), 
+      "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]), 
+      "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
+                 : "l"(da), "l"(db), "n"(TA), "n"(TB));
+}
+
+static __device__ __forceinline__ float widen(float x) { return x; }
+static __device__ __forceinline__ float widen(__half x) { return __half2float(x); }
+static __device__ __forceinline__ float widen(__nv_bfloat16 x) { return __bfloat162float(x); }
+template <typename T> static __device__ __forceinline__ T narrow(float x);
+template <> __device__ __forceinline__ float narrow<float>(float x) { return x; }
+template <> __device__ __forceinline__ __half narrow<__half>(float x) { return __float2half_rn(x); }
+template <> __device__ __forceinline__ __nv_bfloat16 narrow<__nv_bfloat16>(float x)
+{
+  return __float2bfloat16_rn(x);
+}
+
+/* Accumulator 4j + e of a consumer thread: row 16 * warp + lane / 4 (+8 for
+ * e >= 2) of its 64 rows, column 8j + 2 (lane % 4) + e % 2. */
+template <typename T>
+static __device__ __forceinline__ void epilogue(const dlg_hgemm_args &p, int z, int row0, int col0,
+                                                const float (&d)[128])
+{
+  T *C = (T *)p.c + (long long)z * p.sc;
+  const int lane = threadIdx.x % 32, r0 = row0 + 16 * ((threadIdx.x / 32) % 4) + lane / 4;
+#pragma unroll
+  for (int j = 0; j < 32; j++)
+#pragma unroll
+    for (int e = 0; e < 4; e++) {
+      const int row = r0 + (e >= 2 ? 8 : 0), col = col0 + 8 * j + 2 * (lane % 4) + e % 2;
+      if (row < p.m && col < p.n) {
+        T *cp = C + (long long)col * p.ldc + row;
+        const float r = p.alpha * d[4 * j + e];
+        *cp = narrow<T>(p.beta != 0.f ? fmaf(p.beta, widen(*cp), r) : r);
+      }
+    }
+}
+
+/* Tile t of the walk: groups of 8 tile-rows, column by column inside a
+ * group, batch outermost. */
+static __device__ __forceinline__ void tile_of(int t, int tiles_m, int tiles_n, int &tm, int &tn,
+                                               int &z)
+{
+  const int per = tiles_m * tiles_n, u = t % per, group = u / (8 * tiles_n);
+  const int first = group * 8, size = min(8, tiles_m - first), in = u % (8 * tiles_n);
+  z = t / per;
+  tm = first + in % size;
+  tn = in / size;
+}
+
+template <bool BF16, bool A_KC, bool B_KC>
+static __device__ __forceinline__ void gemm(const dlg_hgemm_args &p, const CUtensorMap *ma,
+                                            const CUtensorMap *mb)
+{
+  extern __shared__ unsigned char smem_raw[];
+  /* 128-byte swizzling repeats every 1024 bytes: stages start on that grain */
+  const unsigned s0 = (saddr(smem_raw) + 1023) & ~1023u;
+  const unsigned bars = s0 + STAGES * STAGE_BYTES; /* full[s], then empty[s], 8 bytes each */
+  const int tiles_m = (p.m + BM - 1) / BM, tiles_n = (p.n + BN - 1) / BN;
+  const int tiles = tiles_m * tiles_n * p.batch, ktiles = (p.k + BK - 1) / BK;
+  const int wgroup = threadIdx.x / 128;
+
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < STAGES; s++) {
+      bar_init(bars + 8 * s, 1);                /* the producer's expect_tx */
+      bar_init(bars + 8 * (STAGES + s), 8);     /* one per consumer warp */
+    }
+    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+  }
+  __syncthreads();
+
+  if (wgroup == 0) {
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
+    if (threadIdx.x != 0) return;
+    int it = 0;
+    for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
+      int tm, tn, z;
+      tile_of(t, tiles_m, tiles_n, tm, tn, z);
+      const int za = p.sa ? z : 0, zb = p.sb ? z : 0;
+      for (int kt = 0; kt < ktiles; kt++, it++) {
+        const int s = it % STAGES;
+        const unsigned sa = s0 + s * STAGE_BYTES, sb = sa + A_BYTES, full = bars + 8 * s;
+        bar_wait(bars + 8 * (STAGES + s), ((it / STAGES) & 1) ^ 1);
+        bar_expect(full, STAGE_BYTES);
+        if (A_KC) tma_load(sa, ma, full, kt * BK, tm * BM, za);
+        else
+          for (int b = 0; b < BM / 64; b++) tma_load(sa + b * BOX, ma, full, tm * BM + 64 * b, kt * BK, za);
+        if (B_KC) tma_load(sb, mb, full, kt * BK, tn * BN, zb);
+        else
+          for (int b = 0; b < BN / 64; b++) tma_load(sb + b * BOX, mb, full, tn * BN + 64 * b, kt * BK, zb);
+      }
+    }
+    return;
+  }
+
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
+  const int half = wgroup - 1; /* rows 64 * half .. of the tile */
+  const bool warp_leader = threadIdx.x % 32 == 0;
+  int it = 0;
+  for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
+    int tm, tn, z;
+    tile_of(t, tiles_m, tiles_n, tm, tn, z);
+    float d[128];
+#pragma unroll
+    for (int i = 0; i < 128; i++) d[i] = 0.f;
+    for (int kt = 0; kt < ktiles; kt++, it++) {
+      const int s = it % STAGES;
+      const unsigned sa = s0 + s * STAGE_BYTES + half * (A_KC ? 64 * 128 : BOX), sb = s0 + s * STAGE_BYTES + A_BYTES;
+      bar_wait(bars + 8 * s, (it / STAGES) & 1);
+      asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+#pragma unroll
+      for (int kk = 0; kk < BK / 16; kk++) {
+        const unsigned long long da = A_KC ? desc(sa + 32 * kk, 16, 1024) : desc(sa + 2048 * kk, BOX, 1024);
+        const unsigned long long db = B_KC ? desc(sb + 32 * kk, 16, 1024) : desc(sb + 2048 * kk, BOX, 1024);
+        wgmma<BF16, A_KC ? 0 : 1, B_KC ? 0 : 1>(d, da, db);
+      }
+      asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+      /* all but this k-tile's group done: the previous stage is free */
+      asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
+      if (kt > 0 && warp_leader) bar_arrive(bars + 8 * (STAGES + (it - 1) % STAGES));
+    }
+    asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
+    if (ktiles > 0 && warp_leader) bar_arrive(bars + 8 * (STAGES + (it - 1) % STAGES));
+    const int row0 = tm * BM + 64 * half, col0 = tn * BN;
+    if (p.c_type == DLG_HOUT_F32) epilogue<float>(p, z, row0, col0, d);
+    else if (p.c_type == DLG_HOUT_F16) epilogue<__half>(p, z, row0, col0, d);
+    else epilogue<__nv_bfloat16>(p, z, row0, col0, d);
+  }
+}
+
+#endif
+
+} /* namespace wg */
+
+#if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#define DLG_WGMMA_BODY(BF16, AKC, BKC) wg::gemm<BF16, AKC, BKC>(p, &ma, &mb);
+#else
+#define DLG_WGMMA_BODY(BF16, AKC, BKC)
+#endif
+#define DLG_WGMMA_KERNEL(NAME, BF16, AKC, BKC)                                                  \
+  extern "C" __global__ void __launch_bounds__(DLG_WGMMA_THREADS, 1)                            \
+      NAME(const dlg_hgemm_args p, const __grid_constant__ CUtensorMap ma,                      \
+           const __grid_constant__ CUtensorMap mb)                                             \
+  {                                                                                             \
+    DLG_WGMMA_BODY(BF16, AKC, BKC)                                                              \
+  }
+/* dlg_hgemm_wgmma_<type>_<a><b>, named as the mma.sync kernels. */
+DLG_WGMMA_KERNEL(dlg_hgemm_wgmma_f16_rr, false, false, false)
+DLG_WGMMA_KERNEL(dlg_hgemm_wgmma_f16_rk, false, false, true)
+DLG_WGMMA_KERNEL(dlg_hgemm_wgmma_f16_kr, false, true, false)
+DLG_WGMMA_KERNEL(dlg_hgemm_wgmma_f16_kk, false, true, true)
+DLG_WGMMA_KERNEL(dlg_hgemm_wgmma_bf16_rr, true, false, false)
+DLG_WGMMA_KERNEL(dlg_hgemm_wgmma_bf16_rk, true, false, true)
+DLG_WGMMA_KERNEL(dlg_hgemm_wgmma_bf16_kr, true, true, false)
+DLG_WGMMA_KERNEL(dlg_hgemm_wgmma_bf16_kk, true, true, true)

@@ -1,0 +1,110 @@
+/*
+ * cuda_hgemm.c - from a float16 / bfloat16 dlg_gemm on device memory to
+ * launches of the tensor-core kernels.
+ *
+ * Two families: on compute capability 9.0, the sm_90a kernels
+ * (kernels/cuda/hgemm_wgmma.cu: TMA + wgmma, persistent) take what TMA can
+ * address - 16-byte aligned operands and leading dimensions, m and n of at
+ * least a tile's worth - and the mma.sync kernels (hgemm_mma.cu) take the
+ * rest and everything on other chips.  Both are picked by input type and
+ * orientation (cuda_orient.h); C's type is a kernel argument.
+ * DLGEMM_HGEMM_KERNEL=mma|wgmma pins the family where it applies.
+ */
+#include <stdint.h>
+#include <string.h>
+#include "config.h"
+#include "cuda_device.h"
+#include "cuda_orient.h"
+#include "errors.h"
+
+/* TMA's view of one operand: a 3-D tensor (contiguous dimension, the other
+ * one, batch) cut into boxes of inner x outer elements, 128-byte swizzled.
+ * A broadcast operand (batch stride 0) has a batch extent of 1. */
+static CUresult tensor_map(const dlg_cuda_api *cu, CUtensorMap *map, int bf16, const dlg_operand *o,
+                           uint64_t inner, uint64_t outer, int64_t batch, uint32_t box_inner,
+                           uint32_t box_outer)
+{
+  const cuuint64_t dims[3] = {inner, outer, o->bs ? (cuuint64_t)batch : 1};
+  const uint64_t row = (uint64_t)o->ld * 2;
+  const cuuint64_t strides[2] = {row, o->bs ? (cuuint64_t)o->bs * 2 : ((row * outer + 15) & ~15ull)};
+  const cuuint32_t box[3] = {box_inner, box_outer, 1}, step[3] = {1, 1, 1};
+  return cu->TensorMapEncodeTiled(map, bf16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
+                                  3, (void *)o->data, dims, strides, box, step,
+                                  CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                                  CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                                  CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+}
+
+/* The wgmma kernel for a (1 = launched), or 0 when it does not apply and
+ * the mma.sync kernels should run; a launch error is returned as < 0. */
+static int launch_wgmma(const dlg_cuda_api *cu, dlg_cuda_device *dev, const dlg_gemm *g,
+                        const dlg_operand *op1, const dlg_operand *op2, dlg_hgemm_args *a,
+                        CUstream stream, CUresult *r)
+{
+  const int bf16 = g->dtype_in == DLG_BF16, want = dlg_config_get()->hgemm_kernel;
+  CUfunction f = dev->hgemm_wgmma[bf16][op1->kc * 2 + op2->kc];
+  const long long tiles = (long long)((a->m + DLG_WGMMA_BM - 1) / DLG_WGMMA_BM) *
+                          ((a->n + DLG_WGMMA_BN - 1) / DLG_WGMMA_BN) * g->batch;
+  CUtensorMap ma, mb;
+  void *params[] = {a, &ma, &mb};
+  if (!f || want == 1 || !op1->vec || !op2->vec || a->k == 0 || tiles > INT32_MAX) return 0;
+  /* below a 128 x 128 product, half the tile or more would be padding */
+  if (want != 2 && (a->m < 128 || a->n < 128)) return 0;
+  if (tensor_map(cu, &ma, bf16, op1, op1->kc ? a->k : a->m, op1->kc ? a->m : a->k, g->batch, 64,
+                 op1->kc ? DLG_WGMMA_BM : DLG_WGMMA_BK) ||
+      tensor_map(cu, &mb, bf16, op2, op2->kc ? a->k : a->n, op2->kc ? a->n : a->k, g->batch, 64,
+                 op2->kc ? DLG_WGMMA_BN : DLG_WGMMA_BK))
+    return 0; /* TMA cannot address this operand (e.g. a batch stride it refuses) */
+  a->batch = (int)g->batch;
+  *r = cu->LaunchKernel(f, (unsigned)(tiles < dev->sms ? tiles : dev->sms), 1, 1, DLG_WGMMA_THREADS,
+                        1, 1, DLG_WGMMA_SMEM, stream, params, NULL);
+  return *r ? -1 : 1;
+}
+
+dlgemm_status dlg_cuda_hgemm(dlg_cuda_device *dev, const dlg_gemm *g, CUstream stream)
+{
+  char why[160];
+  const dlg_cuda_api *cu = dlg_cuda_api_get(why, sizeof why);
+  const long long zmax = 65535;
+  const size_t ces = dlg_elem_size(g->dtype);
+  dlg_operand op1, op2;
+  dlg_hgemm_args a;
+  CUfunction f;
+  int64_t m, n;
+  long long b0;
+  CUresult r = CUDA_SUCCESS;
+
+  if (g->m > INT32_MAX || g->n > INT32_MAX || g->k > INT32_MAX)
+    return dlg_fail(DLGEMM_ERR_TOO_LARGE, "m, n and k must each fit in 32 bits");
+  memset(&a, 0, sizeof a);
+  dlg_orient(g, &op1, &op2, &m, &n);
+  a.m = (int)m, a.n = (int)n, a.k = (int)g->k;
+  if (g->alpha == 0) a.k = 0; /* C = beta * C, A and B not read (BLAS semantics) */
+  a.alpha = (float)g->alpha, a.beta = (float)g->beta;
+  a.a = op1.data, a.lda = op1.ld, a.sa = op1.bs, a.vec_a = op1.vec;
+  a.b = op2.data, a.ldb = op2.ld, a.sb = op2.bs, a.vec_b = op2.vec;
+  a.c = g->c.data, a.ldc = dlg_ld(&g->c), a.sc = g->c.bs;
+  a.c_type = g->dtype == DLG_F32 ? DLG_HOUT_F32 : g->dtype == DLG_F16 ? DLG_HOUT_F16 : DLG_HOUT_BF16;
+  a.batch = 1;
+  if (a.m == 0 || a.n == 0 || g->batch == 0) return DLGEMM_OK;
+  switch (launch_wgmma(cu, dev, g, &op1, &op2, &a, stream, &r)) {
+  case 1: return DLGEMM_OK;
+  case -1:
+    return dlg_fail(DLGEMM_ERR_BACKEND_FAILED, "CUDA kernel launch failed: %s", dlg_cuda_error(r));
+  }
+  f = dev->hgemm_mma[g->dtype_in == DLG_BF16][op1.kc * 2 + op2.kc];
+  for (b0 = 0; b0 < g->batch && !r; b0 += zmax) {
+    dlg_hgemm_args p = a;
+    void *params[] = {&p};
+    const long long nb = g->batch - b0 < zmax ? g->batch - b0 : zmax;
+    p.a = (const char *)p.a + b0 * p.sa * 2;
+    p.b = (const char *)p.b + b0 * p.sb * 2;
+    p.c = (char *)p.c + b0 * p.sc * (long long)ces;
+    r = cu->LaunchKernel(f, (unsigned)((p.m + DLG_HMMA_BM - 1) / DLG_HMMA_BM),
+                         (unsigned)((p.n + DLG_HMMA_BN - 1) / DLG_HMMA_BN), (unsigned)nb,
+                         DLG_HMMA_THREADS, 1, 1, DLG_HMMA_SMEM, stream, params, NULL);
+  }
+  if (r)
+    return dlg_fail(DLGEMM_ERR_BACKEND_FAILED, "CUDA kernel launch failed: %s", dlg_cuda_error(r));
+  return DLGEMM_OK;
+}
