@@ -140,7 +140,11 @@ DLGEMM_API void dlgemm_options_init(dlgemm_options *opts);
  * A is m x k, B is k x n, C is m x n (2-D), or each with a leading batch
  * dimension (3-D).  A or B may be 2-D while C is 3-D, or have a batch of 1 or
  * a batch stride of 0: that operand is broadcast over the batch.
- * dtype: float32 or float64, the same for all three.  Strides are in elements
+ * dtype: float32 or float64, the same for all three; or A and B both float16
+ * or both bfloat16, with C float16, bfloat16 or float32 (products accumulate
+ * in FP32, alpha and beta are applied in FP32, C is rounded once; on a GPU
+ * the tensor cores compute them, on host memory the next BLAS's SGEMM on
+ * the widened inputs).  Strides are in elements
  * (NULL means compact row-major); each matrix needs one unit stride.
  * Devices: kDLCPU and kDLCUDAHost (host memory), kDLCUDA (one GPU).
  * When beta == 0, C is not read (NaN in C does not propagate).

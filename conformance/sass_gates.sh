@@ -31,7 +31,20 @@ for arch in sm_80 sm_90; do
       --gate-loop 0.88 --gate-op LDS.128 --kernel "dlg_sgemm_${tile}_" --arch $arch "$lib"
   done
 done
+# The tensor-core kernels contain the matrix instruction they were written
+# for: HMMA from mma.sync on sm_80 and sm_90, HGMMA from wgmma on sm_90a
+# (that fatbin exists when sm_90 is among the build's architectures).
+for arch in sm_80 sm_90; do
+  if "$tool" --kernel dlg_hgemm_mma_ --arch $arch "$lib" >/dev/null 2>&1; then
+    gate "dlg_hgemm_mma_* $arch: HMMA" 0 --gate-has HMMA --kernel dlg_hgemm_mma_ --arch $arch "$lib"
+  fi
+done
+if "$tool" --kernel dlg_hgemm_wgmma_ --arch sm_90a "$lib" >/dev/null 2>&1; then
+  gate "dlg_hgemm_wgmma_* sm_90a: HGMMA" 0 --gate-has HGMMA --kernel dlg_hgemm_wgmma_ --arch sm_90a "$lib"
+fi
 # The gates bite.
+gate "a kernel without the matrix instruction fails the has gate" 1 --gate-has HMMA \
+  --kernel probe_dense "$probes"
 gate "a kernel that uses local memory fails the clean gate" 1 --gate-clean --kernel probe_spill "$probes"
 gate "a diluted FFMA loop fails the loop gate" 1 --gate-loop 0.88 --kernel probe_diluted "$probes"
 gate "the dense probe passes every gate" 0 --gate-clean --gate-loop 0.88 --gate-op LDS.128 \

@@ -45,7 +45,7 @@ typedef struct dlg_cuda_device {
   CUfunction dgemm[4];        /* dgemm_dmma.cu, [a_kc * 2 + b_kc] */
   CUfunction hgemm_mma[2][4]; /* hgemm_mma.cu, [bf16][a_kc * 2 + b_kc] */
   CUmodule module_sm90a;        /* compute capability 9.0 only, else NULL */
-  CUfunction hgemm_wgmma[2][4]; /* hgemm_wgmma.cu, as hgemm_mma; NULL without sm_90a */
+  CUfunction hgemm_wgmma[2][2][4]; /* hgemm_wgmma.cu, [bn == 128] then as hgemm_mma; NULL without sm_90a */
   CUmemoryPool pool; /* split-K workspaces: stream-ordered, kept for reuse */
   int sms;
   char name[96], bus_id[32]; /* for the routing model's cache key and messages */

@@ -35,29 +35,61 @@ static CUresult tensor_map(const dlg_cuda_api *cu, CUtensorMap *map, int bf16, c
                                   CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
 }
 
+/* 0 for the 128 x 256 tile, 1 for 128 x 128: the one whose waves over the
+ * SMs cost least, the smaller tile's work counted at 0.9 of the larger's
+ * rate (its operands are read twice as often per flop). */
+static int pick_bn128(long long rows, long long cols, long long batch, int sms)
+{
+  const long long t256 = (rows + 127) / 128 * ((cols + 255) / 256) * batch;
+  const long long t128 = (rows + 127) / 128 * ((cols + 127) / 128) * batch;
+  const double c256 = (double)((t256 + sms - 1) / sms) * 256, c128 = (double)((t128 + sms - 1) / sms) * 128 / 0.9;
+  return c128 < c256;
+}
+
 /* The wgmma kernel for a (1 = launched), or 0 when it does not apply and
- * the mma.sync kernels should run; a launch error is returned as < 0. */
+ * the mma.sync kernels should run; a launch error is returned as < 0.
+ *
+ * Which operand is the kernel's first (its 128 rows, two consumers of 64)
+ * and which its second (the BN-wide side): measured on the H100, an m- or
+ * n-contiguous second operand costs a quarter of the speed at 4096^3 (its
+ * 256 columns come as four boxes that wgmma reads transposed), so the
+ * k-contiguous operand goes second when only one of them is.  Otherwise
+ * the kernel computes C^T = op2^T op1^T, whose rows are C's columns: each
+ * thread's accumulator pairs are then adjacent in C and leave as one store. */
 static int launch_wgmma(const dlg_cuda_api *cu, dlg_cuda_device *dev, const dlg_gemm *g,
                         const dlg_operand *op1, const dlg_operand *op2, dlg_hgemm_args *a,
                         CUstream stream, CUresult *r)
 {
   const int bf16 = g->dtype_in == DLG_BF16, want = dlg_config_get()->hgemm_kernel;
-  CUfunction f = dev->hgemm_wgmma[bf16][op1->kc * 2 + op2->kc];
-  const long long tiles = (long long)((a->m + DLG_WGMMA_BM - 1) / DLG_WGMMA_BM) *
-                          ((a->n + DLG_WGMMA_BN - 1) / DLG_WGMMA_BN) * g->batch;
+  const int swap = !(op2->kc && !op1->kc);
+  const dlg_operand *first = swap ? op2 : op1, *second = swap ? op1 : op2;
+  const int rows = swap ? a->n : a->m, cols = swap ? a->m : a->n;
+  const int bn128 = pick_bn128(rows, cols, g->batch, dev->sms), bn = bn128 ? 128 : 256;
+  const size_t ces = dlg_elem_size(g->dtype);
+  CUfunction f = dev->hgemm_wgmma[bn128][bf16][first->kc * 2 + second->kc];
+  const long long tiles = (long long)((rows + DLG_WGMMA_BM - 1) / DLG_WGMMA_BM) *
+                          ((cols + bn - 1) / bn) * g->batch;
+  dlg_hgemm_args t = *a;
   CUtensorMap ma, mb;
-  void *params[] = {a, &ma, &mb};
+  void *params[] = {&t, &ma, &mb};
   if (!f || want == 1 || !op1->vec || !op2->vec || a->k == 0 || tiles > INT32_MAX) return 0;
   /* below a 128 x 128 product, half the tile or more would be padding */
   if (want != 2 && (a->m < 128 || a->n < 128)) return 0;
-  if (tensor_map(cu, &ma, bf16, op1, op1->kc ? a->k : a->m, op1->kc ? a->m : a->k, g->batch, 64,
-                 op1->kc ? DLG_WGMMA_BM : DLG_WGMMA_BK) ||
-      tensor_map(cu, &mb, bf16, op2, op2->kc ? a->k : a->n, op2->kc ? a->n : a->k, g->batch, 64,
-                 op2->kc ? DLG_WGMMA_BN : DLG_WGMMA_BK))
+  if (tensor_map(cu, &ma, bf16, first, first->kc ? a->k : rows, first->kc ? rows : a->k, g->batch,
+                 64, first->kc ? DLG_WGMMA_BM : DLG_WGMMA_BK) ||
+      tensor_map(cu, &mb, bf16, second, second->kc ? a->k : cols, second->kc ? cols : a->k,
+                 g->batch, 64, second->kc ? (uint32_t)bn : DLG_WGMMA_BK))
     return 0; /* TMA cannot address this operand (e.g. a batch stride it refuses) */
-  a->batch = (int)g->batch;
+  t.m = rows, t.n = cols;
+  if (swap) {
+    t.a = a->b, t.lda = a->ldb, t.sa = a->sb;
+    t.b = a->a, t.ldb = a->lda, t.sb = a->sa;
+  }
+  t.batch = (int)g->batch;
+  t.c_trans = swap;
+  t.c_pair = (uintptr_t)a->c % (2 * ces) == 0 && a->ldc % 2 == 0 && a->sc % 2 == 0;
   *r = cu->LaunchKernel(f, (unsigned)(tiles < dev->sms ? tiles : dev->sms), 1, 1, DLG_WGMMA_THREADS,
-                        1, 1, DLG_WGMMA_SMEM, stream, params, NULL);
+                        1, 1, (unsigned)DLG_WGMMA_SMEM(bn), stream, params, NULL);
   return *r ? -1 : 1;
 }
 

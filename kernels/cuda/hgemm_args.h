@@ -21,6 +21,8 @@ typedef struct dlg_hgemm_args {
   int vec_a, vec_b;     /* 16-byte copies are legal for this operand */
   int c_type;           /* DLG_HOUT_* */
   int batch;            /* the wgmma kernels' persistent walk covers the batch */
+  int c_trans;          /* wgmma: the kernel computes C^T, element (i, j) at c[i * ldc + j] */
+  int c_pair;           /* wgmma: c and ldc allow stores of two adjacent elements */
 } dlg_hgemm_args;
 
 /* mma.sync kernels (hgemm_mma.cu): a 128 x 128 tile of C per block of four
@@ -32,16 +34,16 @@ typedef struct dlg_hgemm_args {
 #define DLG_HMMA_THREADS 128
 #define DLG_HMMA_SMEM (DLG_HMMA_STAGES * (DLG_HMMA_BM + DLG_HMMA_BN) * DLG_HMMA_BK * 2)
 
-/* wgmma kernels (hgemm_wgmma.cu, sm_90a): a 128 x 256 tile of C per block
- * of three warpgroups (a TMA producer and two consumers of 64 x 256), k in
- * steps of 64 through four TMA stages; one block per SM.  Shared memory:
- * the stages, 1 KB to align them to the swizzle's period, the mbarriers. */
+/* wgmma kernels (hgemm_wgmma.cu, sm_90a): a 128 x BN tile of C (BN 256 or
+ * 128) per block of three warpgroups (a TMA producer and two consumers of
+ * 64 x BN), k in steps of 64 through four TMA stages; one block per SM.
+ * Shared memory: the stages, 1 KB to align them to the swizzle's period,
+ * the mbarriers. */
 #define DLG_WGMMA_BM 128
-#define DLG_WGMMA_BN 256
 #define DLG_WGMMA_BK 64
 #define DLG_WGMMA_STAGES 4
 #define DLG_WGMMA_THREADS 384
-#define DLG_WGMMA_SMEM \
-  (DLG_WGMMA_STAGES * (DLG_WGMMA_BM + DLG_WGMMA_BN) * DLG_WGMMA_BK * 2 + 1024 + DLG_WGMMA_STAGES * 16)
+#define DLG_WGMMA_SMEM(BN) \
+  (DLG_WGMMA_STAGES * (DLG_WGMMA_BM + (BN)) * DLG_WGMMA_BK * 2 + 1024 + DLG_WGMMA_STAGES * 16)
 
 #endif

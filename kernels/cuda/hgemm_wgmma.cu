@@ -12,11 +12,13 @@
  *
  * - A block is three warpgroups.  Warpgroup 0 is the producer: one thread
  *   issues the TMA copies of each k-tile (BK = 64) of A (128 rows) and B
- *   (256 columns) into a ring of four shared-memory stages and gives the
- *   rest of its registers back (setmaxnreg.dec).  Warpgroups 1 and 2 are
- *   the consumers: each computes 64 x 256 of the 128 x 256 tile with
- *   wgmma.m64n256k16 (128 FP32 accumulators a thread, setmaxnreg.inc), four
- *   per k-tile, reading both operands straight from shared memory.
+ *   (BN = 256 or 128 columns) into a ring of four shared-memory stages and
+ *   gives the rest of its registers back (setmaxnreg.dec).  Warpgroups 1
+ *   and 2 are the consumers: each computes 64 x BN of the tile with
+ *   wgmma.m64n<BN>k16 (BN / 2 FP32 accumulators a thread, setmaxnreg.inc),
+ *   four per k-tile, reading both operands straight from shared memory.
+ *   The 128-wide tile is for problems whose 128 x 256 tiles would leave
+ *   SMs idle in the last wave (the host chooses).
  * - Each stage has a "full" mbarrier (the TMA's byte count completes it)
  *   and an "empty" one (one arrival per consumer warp once its wgmmas no
  *   longer read the stage).  The consumers keep one k-tile of wgmma in
@@ -49,8 +51,7 @@
 
 namespace wg {
 
-enum { BM = DLG_WGMMA_BM, BN = DLG_WGMMA_BN, BK = DLG_WGMMA_BK, STAGES = DLG_WGMMA_STAGES,
-       A_BYTES = BM * BK * 2, B_BYTES = BN * BK * 2, STAGE_BYTES = A_BYTES + B_BYTES,
+enum { BM = DLG_WGMMA_BM, BK = DLG_WGMMA_BK, STAGES = DLG_WGMMA_STAGES, A_BYTES = BM * BK * 2,
        BOX = 64 * BK * 2 /* one 64-wide box of an m/n-contiguous operand */ };
 
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -161,6 +162,44 @@ static __device__ __forceinline__ void wgmma(float (&d)[128], unsigned long long
                  : "l"(da), "l"(db), "n"(TA), "n"(TB));
 }
 
+#define WGMMA_D64 \
+  "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, " \
+  "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, " \
+  "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, " \
+  "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
+
+/* The same, d += A(64 x 16) * B(16 x 128), both from shared memory; TA / TB = 1 when
+ * that operand is m- / n-contiguous (the instruction transposes it). */
+template <bool BF16, int TA, int TB>
+static __device__ __forceinline__ void wgmma(float (&d)[64], unsigned long long da,
+                                             unsigned long long db)
+{
+  if (BF16)
+    asm volatile("wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {" WGMMA_D64
+                 "}, %64, %65, 1, 1, 1, %66, %67;\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+                   "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+                   "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+                   "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
+                   "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
+                   "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
+                   "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
+                   "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+                 : "l"(da), "l"(db), "n"(TA), "n"(TB));
+  else
+    asm volatile("wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {" WGMMA_D64
+                 "}, %64, %65, 1, 1, 1, %66, %67;\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+                   "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+                   "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+                   "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
+                   "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
+                   "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
+                   "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
+                   "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+                 : "l"(da), "l"(db), "n"(TA), "n"(TB));
+}
+
 static __device__ __forceinline__ float widen(float x) { return x; }
 static __device__ __forceinline__ float widen(__half x) { return __half2float(x); }
 static __device__ __forceinline__ float widen(__nv_bfloat16 x) { return __bfloat162float(x); }
@@ -171,26 +210,65 @@ template <> __device__ __forceinline__ __nv_bfloat16 narrow<__nv_bfloat16>(float
 {
   return __float2bfloat16_rn(x);
 }
+static __device__ __forceinline__ void store_pair(float *p, float a, float b)
+{
+  *reinterpret_cast<float2 *>(p) = make_float2(a, b);
+}
+static __device__ __forceinline__ void store_pair(__half *p, float a, float b)
+{
+  *reinterpret_cast<__half2 *>(p) = __floats2half2_rn(a, b);
+}
+static __device__ __forceinline__ void store_pair(__nv_bfloat16 *p, float a, float b)
+{
+  *reinterpret_cast<__nv_bfloat162 *>(p) = __floats2bfloat162_rn(a, b);
+}
 
 /* Accumulator 4j + e of a consumer thread: row 16 * warp + lane / 4 (+8 for
- * e >= 2) of its 64 rows, column 8j + 2 (lane % 4) + e % 2. */
-template <typename T>
-static __device__ __forceinline__ void epilogue(const dlg_hgemm_args &p, int z, int row0, int col0,
-                                                const float (&d)[128])
+ * e >= 2) of its 64 rows, column 8j + 2 (lane % 4) + e % 2.  With c_trans the
+ * kernel computes C^T (the host swapped the operands) and element (row, col)
+ * is C[row * ldc + col]: a thread's column pairs are adjacent in memory and
+ * go out as one store of two (PAIR: c_pair, aligned for it).  BETA: beta is
+ * not 0, C is read.  Everything that does not change per element is decided
+ * once, outside the unrolled loop (measured: per-element tests of beta and
+ * of the layout made the epilogue cost a quarter of the time at 4096^3). */
+template <typename T, int ND, bool PAIR, bool BETA>
+static __device__ __forceinline__ void store_tile(const dlg_hgemm_args &p, T *C, int r0, int c0,
+                                                  const float (&d)[ND])
 {
-  T *C = (T *)p.c + (long long)z * p.sc;
-  const int lane = threadIdx.x % 32, r0 = row0 + 16 * ((threadIdx.x / 32) % 4) + lane / 4;
+  const long long rs = p.c_trans ? p.ldc : 1, cs = p.c_trans ? 1 : p.ldc;
 #pragma unroll
-  for (int j = 0; j < 32; j++)
+  for (int j = 0; j < ND / 4; j++)
 #pragma unroll
-    for (int e = 0; e < 4; e++) {
-      const int row = r0 + (e >= 2 ? 8 : 0), col = col0 + 8 * j + 2 * (lane % 4) + e % 2;
-      if (row < p.m && col < p.n) {
-        T *cp = C + (long long)col * p.ldc + row;
-        const float r = p.alpha * d[4 * j + e];
-        *cp = narrow<T>(p.beta != 0.f ? fmaf(p.beta, widen(*cp), r) : r);
+    for (int h = 0; h < 2; h++) {
+      const int row = r0 + 8 * h, col = c0 + 8 * j;
+      T *cp = C + row * rs + col * cs;
+      float v0 = p.alpha * d[4 * j + 2 * h], v1 = p.alpha * d[4 * j + 2 * h + 1];
+      if (PAIR) {
+        if (row < p.m && col + 1 < p.n) {
+          if (BETA) v0 = fmaf(p.beta, widen(cp[0]), v0), v1 = fmaf(p.beta, widen(cp[1]), v1);
+          store_pair(cp, v0, v1);
+        } else if (row < p.m && col < p.n) {
+          *cp = narrow<T>(BETA ? fmaf(p.beta, widen(*cp), v0) : v0);
+        }
+      } else if (row < p.m) {
+        if (col < p.n) *cp = narrow<T>(BETA ? fmaf(p.beta, widen(*cp), v0) : v0);
+        if (col + 1 < p.n) cp[cs] = narrow<T>(BETA ? fmaf(p.beta, widen(cp[cs]), v1) : v1);
       }
     }
+}
+
+template <typename T, int ND>
+static __device__ __forceinline__ void epilogue(const dlg_hgemm_args &p, int z, int row0, int col0,
+                                                const float (&d)[ND])
+{
+  T *C = (T *)p.c + (long long)z * p.sc;
+  const int lane = threadIdx.x % 32;
+  const int r0 = row0 + 16 * ((threadIdx.x / 32) % 4) + lane / 4, c0 = col0 + 2 * (lane % 4);
+  const bool pair = p.c_trans && p.c_pair;
+  if (pair && p.beta != 0.f) store_tile<T, ND, true, true>(p, C, r0, c0, d);
+  else if (pair) store_tile<T, ND, true, false>(p, C, r0, c0, d);
+  else if (p.beta != 0.f) store_tile<T, ND, false, true>(p, C, r0, c0, d);
+  else store_tile<T, ND, false, false>(p, C, r0, c0, d);
 }
 
 /* Tile t of the walk: groups of 8 tile-rows, column by column inside a
@@ -205,10 +283,11 @@ static __device__ __forceinline__ void tile_of(int t, int tiles_m, int tiles_n, 
   tn = in / size;
 }
 
-template <bool BF16, bool A_KC, bool B_KC>
+template <bool BF16, bool A_KC, bool B_KC, int BN>
 static __device__ __forceinline__ void gemm(const dlg_hgemm_args &p, const CUtensorMap *ma,
                                             const CUtensorMap *mb)
 {
+  enum { B_BYTES = BN * BK * 2, STAGE_BYTES = A_BYTES + B_BYTES };
   extern __shared__ unsigned char smem_raw[];
   /* 128-byte swizzling repeats every 1024 bytes: stages start on that grain */
   const unsigned s0 = (saddr(smem_raw) + 1023) & ~1023u;
@@ -257,9 +336,9 @@ static __device__ __forceinline__ void gemm(const dlg_hgemm_args &p, const CUten
   for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
     int tm, tn, z;
     tile_of(t, tiles_m, tiles_n, tm, tn, z);
-    float d[128];
+    float d[BN / 2];
 #pragma unroll
-    for (int i = 0; i < 128; i++) d[i] = 0.f;
+    for (int i = 0; i < BN / 2; i++) d[i] = 0.f;
     for (int kt = 0; kt < ktiles; kt++, it++) {
       const int s = it % STAGES;
       const unsigned sa = s0 + s * STAGE_BYTES + half * (A_KC ? 64 * 128 : BOX), sb = s0 + s * STAGE_BYTES + A_BYTES;
@@ -290,23 +369,28 @@ static __device__ __forceinline__ void gemm(const dlg_hgemm_args &p, const CUten
 } /* namespace wg */
 
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
-#define DLG_WGMMA_BODY(BF16, AKC, BKC) wg::gemm<BF16, AKC, BKC>(p, &ma, &mb);
+#define DLG_WGMMA_BODY(BF16, AKC, BKC, BN) wg::gemm<BF16, AKC, BKC, BN>(p, &ma, &mb);
 #else
-#define DLG_WGMMA_BODY(BF16, AKC, BKC)
+#define DLG_WGMMA_BODY(BF16, AKC, BKC, BN)
 #endif
-#define DLG_WGMMA_KERNEL(NAME, BF16, AKC, BKC)                                                  \
+#define DLG_WGMMA_KERNEL(NAME, BF16, AKC, BKC, BN)                                              \
   extern "C" __global__ void __launch_bounds__(DLG_WGMMA_THREADS, 1)                            \
       NAME(const dlg_hgemm_args p, const __grid_constant__ CUtensorMap ma,                      \
            const __grid_constant__ CUtensorMap mb)                                             \
   {                                                                                             \
-    DLG_WGMMA_BODY(BF16, AKC, BKC)                                                              \
+    DLG_WGMMA_BODY(BF16, AKC, BKC, BN)                                                          \
   }
-/* dlg_hgemm_wgmma_<type>_<a><b>, named as the mma.sync kernels. */
-DLG_WGMMA_KERNEL(dlg_hgemm_wgmma_f16_rr, false, false, false)
-DLG_WGMMA_KERNEL(dlg_hgemm_wgmma_f16_rk, false, false, true)
-DLG_WGMMA_KERNEL(dlg_hgemm_wgmma_f16_kr, false, true, false)
-DLG_WGMMA_KERNEL(dlg_hgemm_wgmma_f16_kk, false, true, true)
-DLG_WGMMA_KERNEL(dlg_hgemm_wgmma_bf16_rr, true, false, false)
-DLG_WGMMA_KERNEL(dlg_hgemm_wgmma_bf16_rk, true, false, true)
-DLG_WGMMA_KERNEL(dlg_hgemm_wgmma_bf16_kr, true, true, false)
-DLG_WGMMA_KERNEL(dlg_hgemm_wgmma_bf16_kk, true, true, true)
+/* dlg_hgemm_wgmma_<type>_<a><b> (128 x 256 tiles) and dlg_hgemm_wgmma128_...
+ * (128 x 128, for problems that leave SMs idle with the larger tile); a/b
+ * as the mma.sync kernels. */
+#define DLG_WGMMA_FAMILY(PREFIX, BN)                           \
+  DLG_WGMMA_KERNEL(PREFIX##_f16_rr, false, false, false, BN)   \
+  DLG_WGMMA_KERNEL(PREFIX##_f16_rk, false, false, true, BN)    \
+  DLG_WGMMA_KERNEL(PREFIX##_f16_kr, false, true, false, BN)    \
+  DLG_WGMMA_KERNEL(PREFIX##_f16_kk, false, true, true, BN)     \
+  DLG_WGMMA_KERNEL(PREFIX##_bf16_rr, true, false, false, BN)   \
+  DLG_WGMMA_KERNEL(PREFIX##_bf16_rk, true, false, true, BN)    \
+  DLG_WGMMA_KERNEL(PREFIX##_bf16_kr, true, true, false, BN)    \
+  DLG_WGMMA_KERNEL(PREFIX##_bf16_kk, true, true, true, BN)
+DLG_WGMMA_FAMILY(dlg_hgemm_wgmma, 256)
+DLG_WGMMA_FAMILY(dlg_hgemm_wgmma128, 128)
