@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "bench_common.h"
 #include "cudrv.h"
 #include "dlgemm.h"
 
@@ -29,25 +30,6 @@ typedef int (*cublas_sgemm_fn)(void *, int, int, int, int, int, const float *, c
 static cudrv cu;
 static CUstream stream;
 static CUevent ev0, ev1;
-
-static int cmp_float(const void *a, const void *b)
-{
-  float x = *(const float *)a, y = *(const float *)b;
-  return (x > y) - (x < y);
-}
-
-static void *open_cublas(void)
-{
-  const char *names[] = {getenv("DLGEMM_BENCH_CUBLAS"), "libcublas.so", "libcublas.so.13",
-                         "libcublas.so.12"};
-  size_t i;
-  for (i = 0; i < sizeof names / sizeof names[0]; i++) {
-    void *h = names[i] ? dlopen(names[i], RTLD_NOW | RTLD_GLOBAL) : NULL;
-    if (h) return h;
-  }
-  fprintf(stderr, "cuBLAS not found: set DLGEMM_BENCH_CUBLAS=/path/to/libcublas.so\n");
-  exit(1);
-}
 
 typedef struct problem { int m, n, k; const char *kind; } problem;
 

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "bench_common.h"
 #include "cudrv.h"
 #include "dlgemm.h"
 #include "half.h"
@@ -36,25 +37,6 @@ static CUevent ev0, ev1;
 static void *handle;
 static cublas_gemmex_fn gemmex;
 static int bf16;
-
-static int cmp_float(const void *a, const void *b)
-{
-  float x = *(const float *)a, y = *(const float *)b;
-  return (x > y) - (x < y);
-}
-
-static void *open_cublas(void)
-{
-  const char *names[] = {getenv("DLGEMM_BENCH_CUBLAS"), "libcublas.so", "libcublas.so.13",
-                         "libcublas.so.12"};
-  size_t i;
-  for (i = 0; i < sizeof names / sizeof names[0]; i++) {
-    void *h = names[i] ? dlopen(names[i], RTLD_NOW | RTLD_GLOBAL) : NULL;
-    if (h) return h;
-  }
-  fprintf(stderr, "cuBLAS not found: set DLGEMM_BENCH_CUBLAS=/path/to/libcublas.so\n");
-  exit(1);
-}
 
 static float half_to_float(uint16_t h) { return bf16 ? dlg_bf16_to_float(h) : dlg_f16_to_float(h); }
 

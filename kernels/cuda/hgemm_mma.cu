@@ -39,6 +39,7 @@
 #include <cuda_fp16.h>
 
 #include "hgemm_args.h"
+#include "hgemm_convert.cuh"
 
 namespace hmma {
 
@@ -118,17 +119,9 @@ static __device__ __forceinline__ void mma(float (&d)[4], const unsigned (&a)[4]
                  : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
 }
 
-/* C's element types: to and from float, rounding once to nearest even. */
-static __device__ __forceinline__ float widen(float x) { return x; }
-static __device__ __forceinline__ float widen(__half x) { return __half2float(x); }
-static __device__ __forceinline__ float widen(__nv_bfloat16 x) { return __bfloat162float(x); }
-template <typename T> static __device__ __forceinline__ T narrow(float x);
-template <> __device__ __forceinline__ float narrow<float>(float x) { return x; }
-template <> __device__ __forceinline__ __half narrow<__half>(float x) { return __float2half_rn(x); }
-template <> __device__ __forceinline__ __nv_bfloat16 narrow<__nv_bfloat16>(float x)
-{
-  return __float2bfloat16_rn(x);
-}
+using hconv::narrow;
+using hconv::store_pair;
+using hconv::widen;
 
 /* Accumulator (i, j, e) of a lane is row wm + 16i + lane/4 (+8 for e >= 2),
  * column wn + 8j + 2(lane%4) + e%2 of the tile at (m0, n0). */

@@ -48,6 +48,7 @@
 #include <cuda_fp16.h>
 
 #include "hgemm_args.h"
+#include "hgemm_convert.cuh"
 
 namespace wg {
 
@@ -200,28 +201,9 @@ static __device__ __forceinline__ void wgmma(float (&d)[64], unsigned long long 
                  : "l"(da), "l"(db), "n"(TA), "n"(TB));
 }
 
-static __device__ __forceinline__ float widen(float x) { return x; }
-static __device__ __forceinline__ float widen(__half x) { return __half2float(x); }
-static __device__ __forceinline__ float widen(__nv_bfloat16 x) { return __bfloat162float(x); }
-template <typename T> static __device__ __forceinline__ T narrow(float x);
-template <> __device__ __forceinline__ float narrow<float>(float x) { return x; }
-template <> __device__ __forceinline__ __half narrow<__half>(float x) { return __float2half_rn(x); }
-template <> __device__ __forceinline__ __nv_bfloat16 narrow<__nv_bfloat16>(float x)
-{
-  return __float2bfloat16_rn(x);
-}
-static __device__ __forceinline__ void store_pair(float *p, float a, float b)
-{
-  *reinterpret_cast<float2 *>(p) = make_float2(a, b);
-}
-static __device__ __forceinline__ void store_pair(__half *p, float a, float b)
-{
-  *reinterpret_cast<__half2 *>(p) = __floats2half2_rn(a, b);
-}
-static __device__ __forceinline__ void store_pair(__nv_bfloat16 *p, float a, float b)
-{
-  *reinterpret_cast<__nv_bfloat162 *>(p) = __floats2bfloat162_rn(a, b);
-}
+using hconv::narrow;
+using hconv::store_pair;
+using hconv::widen;
 
 /* Accumulator 4j + e of a consumer thread: row 16 * warp + lane / 4 (+8 for
  * e >= 2) of its 64 rows, column 8j + 2 (lane % 4) + e % 2.  With c_trans the

@@ -1,0 +1,39 @@
+/*
+ * hgemm_convert.cuh - C's element types for the tensor-core kernels'
+ * epilogues (hgemm_mma.cu, hgemm_wgmma.cu): to and from float, rounding
+ * once to nearest even, singly or as a pair of adjacent elements.
+ */
+#ifndef DLG_HGEMM_CONVERT_CUH
+#define DLG_HGEMM_CONVERT_CUH
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+namespace hconv {
+
+static __device__ __forceinline__ float widen(float x) { return x; }
+static __device__ __forceinline__ float widen(__half x) { return __half2float(x); }
+static __device__ __forceinline__ float widen(__nv_bfloat16 x) { return __bfloat162float(x); }
+template <typename T> static __device__ __forceinline__ T narrow(float x);
+template <> __device__ __forceinline__ float narrow<float>(float x) { return x; }
+template <> __device__ __forceinline__ __half narrow<__half>(float x) { return __float2half_rn(x); }
+template <> __device__ __forceinline__ __nv_bfloat16 narrow<__nv_bfloat16>(float x)
+{
+  return __float2bfloat16_rn(x);
+}
+static __device__ __forceinline__ void store_pair(float *p, float a, float b)
+{
+  *reinterpret_cast<float2 *>(p) = make_float2(a, b);
+}
+static __device__ __forceinline__ void store_pair(__half *p, float a, float b)
+{
+  *reinterpret_cast<__half2 *>(p) = __floats2half2_rn(a, b);
+}
+static __device__ __forceinline__ void store_pair(__nv_bfloat16 *p, float a, float b)
+{
+  *reinterpret_cast<__nv_bfloat162 *>(p) = __floats2bfloat162_rn(a, b);
+}
+
+} /* namespace hconv */
+
+#endif
