@@ -24,15 +24,8 @@
 #include "dlgemm.h"
 #include "gpu_probe.h"
 #include "testutil.h"
+#include "blas_symbols.h"
 
-void sgemm_(const char *, const char *, const int *, const int *, const int *, const float *,
-            const float *, const int *, const float *, const int *, const float *, float *,
-            const int *, size_t, size_t);
-void dgemm_(const char *, const char *, const int *, const int *, const int *, const double *,
-            const double *, const int *, const double *, const int *, const double *, double *,
-            const int *, size_t, size_t);
-void cblas_sgemm(int, int, int, int, int, int, float, const float *, int, const float *, int,
-                 float, float *, int);
 typedef void (*cblas_sgemm_fn)(int, int, int, int, int, int, float, const float *, int,
                                const float *, int, float, float *, int);
 

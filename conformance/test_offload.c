@@ -23,13 +23,7 @@
 #include <unistd.h>
 #include "cudrv.h"
 #include "testutil.h"
-
-void sgemm_(const char *, const char *, const int *, const int *, const int *, const float *,
-            const float *, const int *, const float *, const int *, const float *, float *,
-            const int *, size_t, size_t);
-void dgemm_(const char *, const char *, const int *, const int *, const int *, const double *,
-            const double *, const int *, const double *, const int *, const double *, double *,
-            const int *, size_t, size_t);
+#include "blas_symbols.h"
 
 typedef struct problem {
   int is64, m, n, k, lda, ldb, ldc;

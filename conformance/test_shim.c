@@ -15,6 +15,7 @@
 #include <string.h>
 #include "cpu_blas.h"
 #include "testutil.h"
+#include "blas_symbols.h"
 
 /* --- what the reporting functions saw ------------------------------------- */
 typedef struct report {
@@ -45,11 +46,6 @@ void cblas_xerbla(int info, const char *rout, const char *form, ...)
 }
 
 /* --- the routines under test and the reference ones --------------------- */
-void sgemm_(const char *, const char *, const int *, const int *, const int *, const float *,
-            const float *, const int *, const float *, const int *, const float *, float *,
-            const int *, size_t, size_t);
-void cblas_sgemm(int, int, int, int, int, int, float, const float *, int, const float *, int,
-                 float, float *, int);
 typedef void (*cblas_sgemm_fn)(int, int, int, int, int, int, float, const float *, int,
                                const float *, int, float, float *, int);
 
