@@ -33,41 +33,37 @@ static CUevent ev0, ev1;
 
 typedef struct problem { int m, n, k; const char *kind; } problem;
 
-/* Median milliseconds of reps runs of one product (which: 0 dlgemm, 1 cuBLAS). */
-static float time_runs(int which, int reps, void *handle, cublas_sgemm_fn sgemm, int m, int n,
-                       int k, CUdeviceptr *a, CUdeviceptr *b, CUdeviceptr c, int sets)
+/* One product C = A B of input set s (which: 0 dlgemm, 1 cuBLAS). */
+typedef struct product {
+  int which, m, n, k;
+  CUdeviceptr *a, *b, c;
+  void *handle;
+  cublas_sgemm_fn sgemm;
+} product;
+
+static void run(int s, void *ctx)
 {
-  float *ms = malloc(sizeof(float) * (size_t)reps), med, one = 1, zero = 0;
-  int r;
-  for (r = -3; r < reps; r++) { /* three warm-ups */
-    int s = (r + 3) % sets;
-    int64_t as[2] = {m, k}, bs[2] = {k, n}, cs[2] = {m, n};
-    int64_t ast[2] = {1, m}, bst[2] = {1, k}, cst[2] = {1, m};
-    DLTensor ta = {(void *)(uintptr_t)a[s], {kDLCUDA, 0}, 2, {kDLFloat, 32, 1}, as, ast, 0};
-    DLTensor tb = {(void *)(uintptr_t)b[s], {kDLCUDA, 0}, 2, {kDLFloat, 32, 1}, bs, bst, 0};
-    DLTensor tc = {(void *)(uintptr_t)c, {kDLCUDA, 0}, 2, {kDLFloat, 32, 1}, cs, cst, 0};
-    dlgemm_options o;
-    dlgemm_options_init(&o);
-    o.stream = stream;
-    CU(cu.EventRecord(ev0, stream));
-    if (which == 0) {
-      if (dlgemm_matmul(&ta, &tb, &tc, 1.0, 0.0, &o)) {
-        fprintf(stderr, "dlgemm: %s\n", dlgemm_last_error());
-        exit(1);
-      }
-    } else if (sgemm(handle, 0, 0, m, n, k, &one, (const float *)(uintptr_t)a[s], m,
-                     (const float *)(uintptr_t)b[s], k, &zero, (float *)(uintptr_t)c, m)) {
-      fprintf(stderr, "cublasSgemm failed\n");
+  const product *p = ctx;
+  const float one = 1, zero = 0;
+  int64_t as[2] = {p->m, p->k}, bs[2] = {p->k, p->n}, cs[2] = {p->m, p->n};
+  int64_t ast[2] = {1, p->m}, bst[2] = {1, p->k}, cst[2] = {1, p->m};
+  DLTensor ta = {(void *)(uintptr_t)p->a[s], {kDLCUDA, 0}, 2, {kDLFloat, 32, 1}, as, ast, 0};
+  DLTensor tb = {(void *)(uintptr_t)p->b[s], {kDLCUDA, 0}, 2, {kDLFloat, 32, 1}, bs, bst, 0};
+  DLTensor tc = {(void *)(uintptr_t)p->c, {kDLCUDA, 0}, 2, {kDLFloat, 32, 1}, cs, cst, 0};
+  dlgemm_options o;
+  dlgemm_options_init(&o);
+  o.stream = stream;
+  if (p->which == 0) {
+    if (dlgemm_matmul(&ta, &tb, &tc, 1.0, 0.0, &o)) {
+      fprintf(stderr, "dlgemm: %s\n", dlgemm_last_error());
       exit(1);
     }
-    CU(cu.EventRecord(ev1, stream));
-    CU(cu.EventSynchronize(ev1));
-    if (r >= 0) CU(cu.EventElapsedTime(&ms[r], ev0, ev1));
+  } else if (p->sgemm(p->handle, 0, 0, p->m, p->n, p->k, &one, (const float *)(uintptr_t)p->a[s],
+                      p->m, (const float *)(uintptr_t)p->b[s], p->k, &zero,
+                      (float *)(uintptr_t)p->c, p->m)) {
+    fprintf(stderr, "cublasSgemm failed\n");
+    exit(1);
   }
-  qsort(ms, (size_t)reps, sizeof(float), cmp_float);
-  med = ms[reps / 2];
-  free(ms);
-  return med;
 }
 
 int main(int argc, char **argv)
@@ -120,9 +116,11 @@ int main(int argc, char **argv)
       CU(cu.MemcpyHtoD(b[s], h, 4 * nb));
     }
     CU(cu.MemAlloc(&c, 4 * nc));
-    t_dl = time_runs(0, reps, handle, sgemm, p->m, p->n, p->k, a, b, c, sets);
+    product job = {0, p->m, p->n, p->k, a, b, c, handle, sgemm};
+    t_dl = bench_median_ms(&cu, stream, ev0, ev1, reps, sets, run, &job);
     CU(cu.MemcpyDtoH(c1, c, 4 * nc)); /* last run used set (reps + 2) % sets */
-    t_cb = time_runs(1, reps, handle, sgemm, p->m, p->n, p->k, a, b, c, sets);
+    job.which = 1;
+    t_cb = bench_median_ms(&cu, stream, ev0, ev1, reps, sets, run, &job);
     CU(cu.MemcpyDtoH(c2, c, 4 * nc));
     for (e = 0; e < nc; e++) num += (c1[e] - c2[e]) * (double)(c1[e] - c2[e]), den += (double)c2[e] * c2[e];
     printf("%-18s %6d %6d %6d %8.2f T %8.2f T %7.3f %9.2e\n", p->kind, p->m, p->n, p->k,

@@ -66,23 +66,16 @@ static void run(int which, int m, int n, int k, CUdeviceptr a, CUdeviceptr b, CU
   }
 }
 
-static float time_runs(int which, int reps, int m, int n, int k, CUdeviceptr *a, CUdeviceptr *b,
-                       CUdeviceptr c, int sets)
+/* Input set s of the product being timed (which: 0 dlgemm, 1 cuBLAS). */
+typedef struct product {
+  int which, m, n, k;
+  CUdeviceptr *a, *b, c;
+} product;
+
+static void run_set(int s, void *ctx)
 {
-  float *ms = malloc(sizeof(float) * (size_t)reps), med;
-  int r;
-  for (r = -3; r < reps; r++) {
-    const int s = (r + 3) % sets;
-    CU(cu.EventRecord(ev0, stream));
-    run(which, m, n, k, a[s], b[s], c);
-    CU(cu.EventRecord(ev1, stream));
-    CU(cu.EventSynchronize(ev1));
-    if (r >= 0) CU(cu.EventElapsedTime(&ms[r], ev0, ev1));
-  }
-  qsort(ms, (size_t)reps, sizeof(float), cmp_float);
-  med = ms[reps / 2];
-  free(ms);
-  return med;
+  const product *p = ctx;
+  run(p->which, p->m, p->n, p->k, p->a[s], p->b[s], p->c);
 }
 
 /* Relative error of C (set 0's product) over sampled elements. */
@@ -161,8 +154,10 @@ int main(int argc, char **argv)
       }
     }
     CU(cu.MemAlloc(&c, 2 * nc));
-    t_dl = time_runs(0, reps, m, n, k, a, b, c, sets);
-    t_cb = time_runs(1, reps, m, n, k, a, b, c, sets);
+    product job = {0, m, n, k, a, b, c};
+    t_dl = bench_median_ms(&cu, stream, ev0, ev1, reps, sets, run_set, &job);
+    job.which = 1;
+    t_cb = bench_median_ms(&cu, stream, ev0, ev1, reps, sets, run_set, &job);
     run(0, m, n, k, a[0], b[0], c);
     CU(cu.StreamSynchronize(stream));
     CU(cu.MemcpyDtoH(hc, c, 2 * nc));
