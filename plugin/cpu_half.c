@@ -56,34 +56,35 @@ static dlg_matrix widen(const dlg_matrix *x, dlg_dtype t, int64_t p, float *out)
 
 dlgemm_status dlg_cpu_half_gemm(const dlg_gemm *g, dlgemm_status (*sgemm)(const dlg_gemm *))
 {
-  const size_t mk = (size_t)(g->m * g->k), kn = (size_t)(g->k * g->n), mn = (size_t)(g->m * g->n);
-  const size_t es = dlg_elem_size(g->dtype);
+  /* alpha == 0 or k == 0: C = beta * C, A and B not read (BLAS semantics) */
+  const int product = g->k && g->alpha != 0;
+  const size_t mk = product ? (size_t)(g->m * g->k) : 0, kn = product ? (size_t)(g->k * g->n) : 0;
+  const size_t mn = (size_t)(g->m * g->n), es = dlg_elem_size(g->dtype);
   const float alpha = (float)g->alpha, beta = (float)g->beta;
-  float *buf = malloc((mk + kn + mn + 1) * sizeof(float));
+  float *buf, *t;
   dlgemm_status st = DLGEMM_OK;
+  dlg_gemm f = *g;
   int64_t p, i, j;
-  if (!g->m || !g->n) {
-    free(buf);
-    return DLGEMM_OK;
-  }
-  if (!buf)
+  if (!g->m || !g->n) return DLGEMM_OK;
+  if (!(buf = malloc((mk + kn + mn) * sizeof(float))))
     return dlg_fail(DLGEMM_ERR_BACKEND_FAILED, "out of host memory widening %s operands "
                     "(%zu floats)", g->dtype_in == DLG_BF16 ? "bfloat16" : "float16",
                     mk + kn + mn);
+  t = buf + mk + kn;
+  f.dtype = f.dtype_in = DLG_F32;
+  f.batch = 1;
+  f.alpha = 1, f.beta = 0;
+  f.c.data = t, f.c.rs = 1, f.c.cs = g->m > 1 ? g->m : 1, f.c.bs = 0;
+  if (!product)
+    for (i = 0; i < (int64_t)mn; i++) t[i] = 0;
   for (p = 0; p < g->batch && !st; p++) {
-    dlg_gemm f = *g;
     char *c = (char *)g->c.data + (size_t)(p * g->c.bs) * es;
-    float *t = buf + mk + kn;
-    f.dtype = f.dtype_in = DLG_F32;
-    f.batch = 1;
-    f.alpha = 1, f.beta = 0;
-    f.a = widen(&g->a, g->dtype_in, p, buf);
-    f.b = widen(&g->b, g->dtype_in, p, buf + mk);
-    f.c.data = t, f.c.rs = 1, f.c.cs = g->m > 1 ? g->m : 1, f.c.bs = 0;
-    if (g->k == 0 || g->alpha == 0)
-      for (i = 0; i < (int64_t)mn; i++) t[i] = 0;
-    else
+    if (product) {
+      /* a broadcast operand (batch stride 0) is widened once */
+      if (p == 0 || g->a.bs) f.a = widen(&g->a, g->dtype_in, p, buf);
+      if (p == 0 || g->b.bs) f.b = widen(&g->b, g->dtype_in, p, buf + mk);
       st = sgemm(&f);
+    }
     for (j = 0; j < g->n && !st; j++)
       for (i = 0; i < g->m; i++) {
         const size_t at = (size_t)(i * g->c.rs + j * g->c.cs);
