@@ -117,7 +117,6 @@ dlgemm_status dlg_cuda_hgemm(dlg_cuda_device *dev, const dlg_gemm *g, CUstream s
   a.b = op2.data, a.ldb = op2.ld, a.sb = op2.bs, a.vec_b = op2.vec;
   a.c = g->c.data, a.ldc = dlg_ld(&g->c), a.sc = g->c.bs;
   a.c_type = g->dtype == DLG_F32 ? DLG_HOUT_F32 : g->dtype == DLG_F16 ? DLG_HOUT_F16 : DLG_HOUT_BF16;
-  a.batch = 1;
   if (a.m == 0 || a.n == 0 || g->batch == 0) return DLGEMM_OK;
   switch (launch_wgmma(cu, dev, g, &op1, &op2, &a, stream, &r)) {
   case 1: return DLGEMM_OK;
