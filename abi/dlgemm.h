@@ -95,11 +95,15 @@ typedef enum dlgemm_status {
   DLGEMM_ERR_READ_ONLY = 16         /* C carries DLPack's read-only flag */
 } dlgemm_status;
 
-/* How float32 products may be computed. */
+/* How float32 products may be computed on a GPU (host tensors computed
+ * on the CPU are always STRICT, which is at least as accurate). */
 typedef enum dlgemm_precision {
   DLGEMM_PRECISION_STRICT = 0, /* IEEE FP32 FMA arithmetic, as SGEMM (default) */
-  DLGEMM_PRECISION_TF32 = 1,   /* one TF32 tensor-core product (frameworks' "allow tf32") */
-  DLGEMM_PRECISION_3XTF32 = 2  /* split TF32, three products: FP32-accurate on tensor cores */
+  DLGEMM_PRECISION_TF32 = 1,   /* one TF32 tensor-core product (frameworks' "allow tf32"):
+                                  inputs keep 10 mantissa bits */
+  DLGEMM_PRECISION_3XTF32 = 2  /* A and B split into TF32 high and low parts, three
+                                  tensor-core products: SGEMM's accuracy; an infinity in
+                                  A or B may give NaN where SGEMM gives +-Inf */
 } dlgemm_precision;
 
 /* Which backend family takes the call. */

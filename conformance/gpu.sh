@@ -44,6 +44,9 @@ want netlib && for spec in "xblat3s sblat3.in SGEMM" "xscblat3 sin3 cblas_sgemm"
   step "netlib_gpu_$1" env DLGEMM_FORCE=gpu conformance/netlib.sh "$lib" "$DEVDEPS_BLAS_TESTS" "$1" "$2" "$3" cuda
   grep -E "PASS:|FAIL:" "$out/netlib_gpu_$1.log"
 done
+# SGEMM under the 3xTF32 policy (FP32-accurate on the tensor cores) through netlib's tester.
+want netlib && step netlib_gpu_xblat3s_3xtf32 env DLGEMM_FORCE=gpu DLGEMM_FP32_MODE=3xtf32 \
+  conformance/netlib.sh "$lib" "$DEVDEPS_BLAS_TESTS" xblat3s sblat3.in SGEMM cuda
 if want netlib; then
   step differential_gpu_300 env DLGEMM_FORCE=gpu $build/conformance/test_differential 300
   tail -1 "$out/differential_gpu_300.log"
@@ -61,6 +64,11 @@ want sanitizer && for kernel in mma wgmma; do
     --tool memcheck --error-exitcode 9 $build/conformance/test_half cuda 16
   grep -E "ERROR SUMMARY|passed" "$out/sanitizer_memcheck_half_$kernel.log"
 done
+want sanitizer && for policy in tf32 3xtf32; do
+  step "sanitizer_memcheck_$policy" compute-sanitizer --tool memcheck --error-exitcode 9 \
+    $build/conformance/test_half cuda 16 $policy
+  grep -E "ERROR SUMMARY|passed" "$out/sanitizer_memcheck_$policy.log"
+done
 want sanitizer && step sanitizer_memcheck_offload env DLGEMM_FORCE=gpu compute-sanitizer \
   --tool memcheck --error-exitcode 9 $build/conformance/test_offload shapes
 
@@ -77,9 +85,12 @@ want ncu && ncu --kernel-name regex:dlg_sgemm_128x128 --launch-count 1 --section
 if want bench && [ -x $build/bench/bench_sgemm ]; then
   $build/bench/bench_sgemm "$reps" 2>&1 | tee "$out/bench.log"
 fi
-# Tensor cores (issue 6): bf16 and fp16 against cublasGemmEx.
+# Tensor cores (issue 6): bf16 and fp16 against cublasGemmEx, TF32 against
+# cuBLAS's TF32 and 3xTF32 against its strict SGEMM, both layouts for FP32.
 if want tcbench && [ -x $build/bench/bench_tc ]; then
-  for t in bf16 f16; do $build/bench/bench_tc $t "$reps" 2>&1 | tee "$out/bench_tc_$t.log"; done
+  for t in "bf16 nn" "f16 nn" "tf32 nn" "tf32 tn" "3xtf32 nn" "3xtf32 tn"; do
+    $build/bench/bench_tc $t "$reps" 2>&1 | tee "$out/bench_tc_${t% *}_${t#* }.log"
+  done
 fi
 # Host arrays: netlib alone, dlgemm and NVBLAS LD_PRELOAD'ed (issue 5).
 if want hostbench && [ -x $build/bench/host_bench ]; then

@@ -39,8 +39,9 @@ for arch in sm_80 sm_90; do
     gate "dlg_hgemm_mma_* $arch: HMMA" 0 --gate-has HMMA --kernel dlg_hgemm_mma_ --arch $arch "$lib"
   fi
 done
-if "$tool" --kernel dlg_hgemm_wgmma_ --arch sm_90a "$lib" >/dev/null 2>&1; then
-  gate "dlg_hgemm_wgmma_* sm_90a: HGMMA" 0 --gate-has HGMMA --kernel dlg_hgemm_wgmma_ --arch sm_90a "$lib"
+if "$tool" --kernel dlg_hgemm_wgmma --arch sm_90a "$lib" >/dev/null 2>&1; then
+  gate "dlg_hgemm_wgmma* sm_90a (128- and 256-wide, every type): HGMMA" 0 --gate-has HGMMA \
+    --kernel dlg_hgemm_wgmma --arch sm_90a "$lib"
 fi
 # The gates bite.
 gate "a kernel without the matrix instruction fails the has gate" 1 --gate-has HMMA \

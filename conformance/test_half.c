@@ -1,5 +1,6 @@
 /*
- * test_half - float16 and bfloat16 products: random shapes (0, 1, primes,
+ * test_half - tensor-core products: float16 and bfloat16 inputs, or float32
+ * under the TF32 / 3xTF32 precision policies.  Random shapes (0, 1, primes,
  * non-multiples of the 128 tile), every layout, padded and odd leading
  * dimensions (which break 16-byte alignment), batches and broadcasts,
  * alpha and beta of 0, 1 and others, C in float16, bfloat16 or float32,
@@ -10,11 +11,16 @@
  * may be off by k * 2^-24 of the summed magnitudes (the dot product bound,
  * with slack for the order of the tensor cores' additions), plus one
  * rounding to C's type (2^-11 float16, 2^-8 bfloat16) of the result, plus
- * float16's smallest subnormal.
+ * float16's smallest subnormal.  The FP32 policies add their input
+ * rounding: TF32 truncates each input to 10 mantissa bits (2^-9 of each
+ * product); 3xTF32 drops lo*lo and rounds the low parts (3 * 2^-22 of each
+ * product, 1e-6 here) and sums 3k products instead of k.
  *
- *   test_half host N    host tensors (the next BLAS's SGEMM path; runs in CI)
- *   test_half cuda N    kDLCUDA tensors on a non-default stream (skips, 77,
- *                       without a usable CUDA backend)
+ *   test_half host N [tf32|3xtf32]  host tensors (the next BLAS's SGEMM
+ *                                   path; runs in CI)
+ *   test_half cuda N [tf32|3xtf32]  kDLCUDA tensors on a non-default stream
+ *                                   (skips, 77, without a usable CUDA backend)
+ * Without a policy the inputs are float16 / bfloat16; with one, float32.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -59,7 +65,19 @@ int main(int argc, char **argv)
 {
   const int on_gpu = argc > 1 && !strcmp(argv[1], "cuda");
   const int cases = argc > 2 ? atoi(argv[2]) : 100;
+  const char *mode = argc > 3 ? argv[3] : "";
+  const dlgemm_precision policy = !strcmp(mode, "tf32")     ? DLGEMM_PRECISION_TF32
+                                  : !strcmp(mode, "3xtf32") ? DLGEMM_PRECISION_3XTF32
+                                                            : DLGEMM_PRECISION_STRICT;
+  /* per product (of its magnitude), and how many products a C element sums per k */
+  const double input_error = policy == DLGEMM_PRECISION_TF32 ? 2.0e-3
+                             : policy == DLGEMM_PRECISION_3XTF32 ? 1.0e-6 : 0;
+  const int terms = policy == DLGEMM_PRECISION_3XTF32 ? 3 : 1;
   rng r = {test_seed("test_half")};
+  if (*mode && !policy) {
+    fprintf(stderr, "usage: test_half host|cuda [cases [tf32|3xtf32]]\n");
+    return 2;
+  }
   int t, failed = 0;
 #ifdef DLGEMM_HAVE_CUDA
   cudrv cu;
@@ -79,7 +97,8 @@ int main(int argc, char **argv)
   for (t = 0; t < cases; t++) {
     static const int sizes[] = {0, 1, 2, 7, 8, 31, 64, 97, 127, 128, 129, 200, 256, 263, 600};
     const int ns = (int)(sizeof sizes / sizeof sizes[0]);
-    const int in = 1 + rng_int(&r, 2), out = rng_int(&r, 3) == 0 ? 0 : 1 + rng_int(&r, 2);
+    const int in = policy ? 0 : 1 + rng_int(&r, 2);
+    const int out = policy || rng_int(&r, 3) == 0 ? 0 : 1 + rng_int(&r, 2);
     const int64_t batch = 1 + rng_int(&r, 3), m = sizes[rng_int(&r, ns)], n = sizes[rng_int(&r, ns)];
     const int64_t k = sizes[rng_int(&r, ns)] * (rng_int(&r, 5) == 0 ? 8 : 1);
     static const double alphas[] = {1, -0.75, 0, 2}, betas[] = {0, 1, 0.5, -1.25};
@@ -120,6 +139,7 @@ int main(int argc, char **argv)
     c0 = malloc((size_t)op[2].total * esize(out));
     memcpy(c0, op[2].host, (size_t)op[2].total * esize(out));
     dlgemm_options_init(&o);
+    o.precision = policy;
 #ifdef DLGEMM_HAVE_CUDA
     o.stream = stream;
 #endif
@@ -155,7 +175,8 @@ int main(int argc, char **argv)
             ref += beta * cv;
             mag += fabsl(beta * cv);
           }
-          bound = (long double)(k + 4) * 2 * 5.96e-8 * mag + uout * fabsl(ref) + 6e-8;
+          bound = ((long double)(terms * k + 4) * 2 * 5.96e-8 + input_error) * mag +
+                  uout * fabsl(ref) + 6e-8;
           if (!(fabsl(got - ref) <= bound)) {
             if (bad < 5)
               fprintf(stderr, "  batch %lld C(%lld,%lld) = %.9g, expected %.9Lg (bound %.3Lg)\n",
@@ -171,7 +192,7 @@ int main(int argc, char **argv)
       failed++;
       fprintf(stderr, "case %d FAILED: %s -> %s, batch=%lld m=%lld n=%lld k=%lld alpha=%g "
               "beta=%g strides A(%lld,%lld) B(%lld,%lld) C(%lld,%lld)\n", t,
-              in == 1 ? "float16" : "bfloat16", out == 0 ? "float32" : out == 1 ? "float16" : "bfloat16",
+              in == 0 ? mode : in == 1 ? "float16" : "bfloat16", out == 0 ? "float32" : out == 1 ? "float16" : "bfloat16",
               (long long)batch, (long long)m, (long long)n, (long long)k, alpha, beta,
               (long long)str[0][1], (long long)str[0][2], (long long)str[1][1],
               (long long)str[1][2], (long long)str[2][1], (long long)str[2][2]);
@@ -184,7 +205,7 @@ int main(int argc, char **argv)
     }
     free(c0);
   }
-  printf("test_half %s: float16/bfloat16 products\n%d passed, %d failed\n",
-         on_gpu ? "cuda" : "host", cases - failed, failed);
+  printf("test_half %s: %s products\n%d passed, %d failed\n", on_gpu ? "cuda" : "host",
+         policy ? mode : "float16/bfloat16", cases - failed, failed);
   return failed != 0;
 }

@@ -8,6 +8,7 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include "config.h"
 #include "cuda_device.h"
 #include "device_once.h"
 #include "errors.h"
@@ -49,16 +50,20 @@ static CUresult load_tile(const dlg_cuda_api *cu, dlg_cuda_device *dev, int t)
   return r;
 }
 
-/* The 8 tensor-core kernels dlg_hgemm_<family>_<type>_<ab> of module into
- * f[bf16][a_kc * 2 + b_kc], each allowed smem bytes of shared memory. */
-static CUresult load_hgemm(const dlg_cuda_api *cu, CUmodule module, const char *family,
-                           CUfunction f[2][4], int smem)
+/* The tensor-core kernels dlg_hgemm_<family>_<type>_<ab> of module into
+ * f[kind][a_kc * 2 + b_kc], each allowed smem bytes of shared memory: every
+ * layout of float16 and bfloat16, TF32's kk, and TF32X3's kk when the
+ * family has it (x3; else NULL: no name is looked up that is not there). */
+static CUresult load_hgemm(const dlg_cuda_api *cu, CUmodule module, const char *family, int x3,
+                           CUfunction f[DLG_TC_KINDS][4], int smem)
 {
-  static const char *const type[2] = {"f16", "bf16"}, *const variant[4] = {"rr", "rk", "kr", "kk"};
+  static const char *const type[DLG_TC_KINDS] = {"f16", "bf16", "tf32", "tf32x3"};
+  static const char *const variant[4] = {"rr", "rk", "kr", "kk"};
   char name[64];
   CUresult r = CUDA_SUCCESS;
   int t;
-  for (t = 0; !r && t < 8; t++) {
+  for (t = 0; !r && t < DLG_TC_KINDS * 4; t++) {
+    if ((t / 4 >= DLG_TC_TF32 && t % 4 != 3) || (t / 4 == DLG_TC_TF32X3 && !x3)) continue;
     snprintf(name, sizeof name, "dlg_hgemm_%s_%s_%s", family, type[t / 4], variant[t % 4]);
     r = cu->ModuleGetFunction(&f[t / 4][t % 4], module, name);
     if (!r) r = cu->FuncSetAttribute(f[t / 4][t % 4], CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, smem);
@@ -72,8 +77,8 @@ static void load_sm90a(const dlg_cuda_api *cu, dlg_cuda_device *dev, int major, 
 {
 #ifdef DLGEMM_HAVE_SM90A
   if (major == 9 && minor == 0 && !cu->ModuleLoadData(&dev->module_sm90a, dlg_cuda_fatbin_sm90a) &&
-      (load_hgemm(cu, dev->module_sm90a, "wgmma", dev->hgemm_wgmma[0], DLG_WGMMA_SMEM(256)) ||
-       load_hgemm(cu, dev->module_sm90a, "wgmma128", dev->hgemm_wgmma[1], DLG_WGMMA_SMEM(128))))
+      (load_hgemm(cu, dev->module_sm90a, "wgmma", 0, dev->hgemm_wgmma[0], DLG_WGMMA_SMEM(256)) ||
+       load_hgemm(cu, dev->module_sm90a, "wgmma128", 1, dev->hgemm_wgmma[1], DLG_WGMMA_SMEM(128))))
     memset(dev->hgemm_wgmma, 0, sizeof dev->hgemm_wgmma);
 #else
   (void)cu, (void)dev, (void)major, (void)minor;
@@ -81,13 +86,20 @@ static void load_sm90a(const dlg_cuda_api *cu, dlg_cuda_device *dev, int major, 
 }
 
 /* dlgemm's own pool, so its workspaces neither come from nor trim the
- * application's default pool; freed blocks stay reserved (up to the
- * threshold) and the next call on any stream reuses them. */
+ * application's default pool.  Freed blocks stay reserved up to the
+ * threshold, DLGEMM_DEVICE_MB or else half the GPU's memory, and the next
+ * call on any stream reuses them: a lower threshold gave large workspaces
+ * back at every synchronisation and mapped them again on the next call
+ * (the TF32 packing workspace is 1.5 GB at 8192^3). */
 static CUresult create_pool(const dlg_cuda_api *cu, dlg_cuda_device *dev, int ordinal)
 {
   CUmemPoolProps props;
-  cuuint64_t keep = 256u << 20;
+  const double mb = dlg_config_get()->device_mb;
+  size_t freeb = 0, total = 0;
+  cuuint64_t keep;
   CUresult r;
+  if ((r = cu->MemGetInfo(&freeb, &total))) return r;
+  keep = mb > 0 ? (cuuint64_t)(mb * 1048576.0) : (cuuint64_t)total / 2;
   memset(&props, 0, sizeof props);
   props.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
   props.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
@@ -150,7 +162,10 @@ static int setup(dlg_cuda_device *dev, int ordinal, char *why, size_t len)
       r = cu->FuncSetAttribute(dev->dgemm[t], CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                                DLG_DGEMM_SMEM);
   }
-  if (!r) r = load_hgemm(cu, dev->module, "mma", dev->hgemm_mma, DLG_HMMA_SMEM);
+  if (!r) r = load_hgemm(cu, dev->module, "mma", 0, dev->hgemm_mma, DLG_HMMA_SMEM);
+  /* mma.sync has no promoting variant: 3xTF32 runs as TF32 there (hgemm_args.h) */
+  dev->hgemm_mma[DLG_TC_TF32X3][3] = dev->hgemm_mma[DLG_TC_TF32][3];
+  if (!r) r = cu->ModuleGetFunction(&dev->tf32_pack, dev->module, "dlg_tf32_pack");
   if (!r) load_sm90a(cu, dev, major, minor);
   if (!r) r = create_pool(cu, dev, ordinal);
   cu->CtxPopCurrent(NULL);
@@ -192,9 +207,9 @@ static int cuda_probe(char *why, size_t len)
   return dlg_device_probe(&devices_once, setup_device, "CUDA", why, len);
 }
 
-/* FP32 (SIMT) and FP64 (DMMA), on device memory or through the host-array
- * engine; float16 / bfloat16 (tensor cores) on device memory.  A TF32 or
- * 3xTF32 request is at least as accurate on the strict kernel. */
+/* FP32 (SIMT, or the tensor cores under the TF32 policies) and FP64 (DMMA),
+ * on device memory or through the host-array engine; float16 / bfloat16
+ * (tensor cores) on device memory. */
 static int cuda_supports(const dlg_gemm *g)
 {
   if (dlg_is_half(g->dtype_in)) return g->place == DLG_CUDA;
@@ -211,7 +226,9 @@ static int cuda_prefer(const dlg_gemm *g, char *why, size_t len)
 dlgemm_status dlg_cuda_gemm(dlg_cuda_device *dev, const dlg_gemm *g, CUstream stream)
 {
   if (dlg_is_half(g->dtype_in)) return dlg_cuda_hgemm(dev, g, stream);
-  return g->dtype == DLG_F64 ? dlg_cuda_dgemm(dev, g, stream) : dlg_cuda_sgemm(dev, g, stream);
+  if (g->dtype == DLG_F64) return dlg_cuda_dgemm(dev, g, stream);
+  return g->precision == DLGEMM_PRECISION_STRICT ? dlg_cuda_sgemm(dev, g, stream)
+                                                 : dlg_cuda_tf32(dev, g, stream);
 }
 
 static dlgemm_status cuda_run(const dlg_gemm *g)

@@ -5,6 +5,7 @@
 #define DLG_CONFIG_H
 
 #include <stdint.h>
+#include "dlgemm.h"
 
 typedef enum dlg_force { DLG_FORCE_AUTO = 0, DLG_FORCE_CPU = 1, DLG_FORCE_GPU = 2 } dlg_force;
 
@@ -17,6 +18,7 @@ typedef struct dlg_config {
   int sgemm_sgpr;         /* DLGEMM_SGEMM_KERNEL=sgpr: the GCN design's CUDA port (experiment) */
   int streamk;            /* DLGEMM_SGEMM_STREAMK: -1 auto (cost model), 0 off, 1 wherever it applies */
   int hgemm_kernel;       /* DLGEMM_HGEMM_KERNEL: 0 auto, 1 mma (mma.sync), 2 wgmma (sm_90a, where it applies) */
+  dlgemm_precision fp32_mode; /* DLGEMM_FP32_MODE=strict|tf32|3xtf32: the BLAS shim's SGEMM policy */
   /* The host-array engine (cuda_offload.c): */
   int copy_threads;       /* DLGEMM_COPY_THREADS: host threads staging pageable memory (0: all CPUs but one, to 16) */
   double pinned_mb;       /* DLGEMM_PINNED_MB: pinned staging memory, allocated once */

@@ -10,6 +10,7 @@
 #include "../kernels/cuda/hgemm_args.h"
 #include "../kernels/cuda/sgemm_args.h"
 #include "cuda_driver.h"
+#include "cuda_orient.h"
 #include "gemm.h"
 
 /* A block tile of the SIMT kernels (DLG_SGEMM_TILE_LIST order). */
@@ -43,9 +44,12 @@ typedef struct dlg_cuda_device {
   CUfunction splitk_reduce, streamk_fixup;
   CUfunction sgpr, sgpr_edge; /* sgemm_sgpr.cu: full 64-row blocks, and any */
   CUfunction dgemm[4];        /* dgemm_dmma.cu, [a_kc * 2 + b_kc] */
-  CUfunction hgemm_mma[2][4]; /* hgemm_mma.cu, [bf16][a_kc * 2 + b_kc] */
+  /* hgemm_mma.cu, [DLG_TC_* kind][a_kc * 2 + b_kc]; TF32 has kk only */
+  CUfunction hgemm_mma[DLG_TC_KINDS][4];
+  CUfunction tf32_pack;         /* tf32_pack.cu */
   CUmodule module_sm90a;        /* compute capability 9.0 only, else NULL */
-  CUfunction hgemm_wgmma[2][2][4]; /* hgemm_wgmma.cu, [bn == 128] then as hgemm_mma; NULL without sm_90a */
+  /* hgemm_wgmma.cu, [bn == 128] then as hgemm_mma; NULL without sm_90a */
+  CUfunction hgemm_wgmma[2][DLG_TC_KINDS][4];
   CUmemoryPool pool; /* split-K workspaces: stream-ordered, kept for reuse */
   int sms;
   char name[96], bus_id[32]; /* for the routing model's cache key and messages */
@@ -65,6 +69,16 @@ dlgemm_status dlg_cuda_dgemm(dlg_cuda_device *dev, const dlg_gemm *g, CUstream s
 
 /* The same for float16 / bfloat16 inputs (the tensor-core kernels). */
 dlgemm_status dlg_cuda_hgemm(dlg_cuda_device *dev, const dlg_gemm *g, CUstream stream);
+
+/* The same for float32 under the TF32 and 3xTF32 policies (cuda_tf32.c). */
+dlgemm_status dlg_cuda_tf32(dlg_cuda_device *dev, const dlg_gemm *g, CUstream stream);
+
+/* The tensor-core kernels of kind (DLG_TC_*) on X = op1 * op2, a batch of
+ * them, a's sizes, strides and pointers already set (in 16-bit units for
+ * TF32): the wgmma kernels where they apply, else the mma.sync ones. */
+dlgemm_status dlg_cuda_tc_run(dlg_cuda_device *dev, int kind, int64_t batch,
+                              const dlg_operand *op1, const dlg_operand *op2,
+                              const dlg_hgemm_args *a, CUstream stream);
 
 /* Queue g (operands on this device) on stream, by its dtypes. */
 dlgemm_status dlg_cuda_gemm(dlg_cuda_device *dev, const dlg_gemm *g, CUstream stream);

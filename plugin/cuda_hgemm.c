@@ -1,12 +1,12 @@
 /*
- * cuda_hgemm.c - from a float16 / bfloat16 dlg_gemm on device memory to
- * launches of the tensor-core kernels.
+ * cuda_hgemm.c - launches of the tensor-core kernels: float16 / bfloat16
+ * dlg_gemms on device memory, and the TF32 products cuda_tf32.c prepares.
  *
  * Two families: on compute capability 9.0, the sm_90a kernels
  * (kernels/cuda/hgemm_wgmma.cu: TMA + wgmma, persistent) take what TMA can
  * address - 16-byte aligned operands and leading dimensions, m and n of at
  * least a tile's worth - and the mma.sync kernels (hgemm_mma.cu) take the
- * rest and everything on other chips.  Both are picked by input type and
+ * rest and everything on other chips.  Both are picked by input kind and
  * orientation (cuda_orient.h); C's type is a kernel argument.
  * DLGEMM_HGEMM_KERNEL=mma|wgmma pins the family where it applies.
  */
@@ -20,7 +20,7 @@
 /* TMA's view of one operand: a 3-D tensor (contiguous dimension, the other
  * one, batch) cut into boxes of inner x outer elements, 128-byte swizzled.
  * A broadcast operand (batch stride 0) has a batch extent of 1. */
-static CUresult tensor_map(const dlg_cuda_api *cu, CUtensorMap *map, int bf16, const dlg_operand *o,
+static CUresult tensor_map(const dlg_cuda_api *cu, CUtensorMap *map, int kind, const dlg_operand *o,
                            uint64_t inner, uint64_t outer, int64_t batch, uint32_t box_inner,
                            uint32_t box_outer)
 {
@@ -28,8 +28,11 @@ static CUresult tensor_map(const dlg_cuda_api *cu, CUtensorMap *map, int bf16, c
   const uint64_t row = (uint64_t)o->ld * 2;
   const cuuint64_t strides[2] = {row, o->bs ? (cuuint64_t)o->bs * 2 : ((row * outer + 15) & ~15ull)};
   const cuuint32_t box[3] = {box_inner, box_outer, 1}, step[3] = {1, 1, 1};
-  return cu->TensorMapEncodeTiled(map, bf16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
-                                  3, (void *)o->data, dims, strides, box, step,
+  /* TF32 kinds are 16-bit halves to TMA (hgemm_args.h): only copied */
+  const CUtensorMapDataType type = kind == DLG_TC_F16    ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
+                                   : kind == DLG_TC_BF16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
+                                                         : CU_TENSOR_MAP_DATA_TYPE_UINT16;
+  return cu->TensorMapEncodeTiled(map, type, 3, (void *)o->data, dims, strides, box, step,
                                   CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
                                   CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
                                   CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
@@ -56,36 +59,39 @@ static int pick_bn128(long long rows, long long cols, long long batch, int sms)
  * k-contiguous operand goes second when only one of them is.  Otherwise
  * the kernel computes C^T = op2^T op1^T, whose rows are C's columns: each
  * thread's accumulator pairs are then adjacent in C and leave as one store. */
-static int launch_wgmma(const dlg_cuda_api *cu, dlg_cuda_device *dev, const dlg_gemm *g,
-                        const dlg_operand *op1, const dlg_operand *op2, dlg_hgemm_args *a,
+static int launch_wgmma(const dlg_cuda_api *cu, dlg_cuda_device *dev, int kind, int64_t batch,
+                        const dlg_operand *op1, const dlg_operand *op2, const dlg_hgemm_args *a,
                         CUstream stream, CUresult *r)
 {
-  const int bf16 = g->dtype_in == DLG_BF16, want = dlg_config_get()->hgemm_kernel;
+  const int want = dlg_config_get()->hgemm_kernel;
   const int swap = !(op2->kc && !op1->kc);
   const dlg_operand *first = swap ? op2 : op1, *second = swap ? op1 : op2;
   const int rows = swap ? a->n : a->m, cols = swap ? a->m : a->n;
-  const int bn128 = pick_bn128(rows, cols, g->batch, dev->sms), bn = bn128 ? 128 : 256;
-  const size_t ces = dlg_elem_size(g->dtype);
-  CUfunction f = dev->hgemm_wgmma[bn128][bf16][first->kc * 2 + second->kc];
+  const int v = first->kc * 2 + second->kc;
+  /* a kind with kernels of one width (TF32X3: 128) takes that width */
+  const int bn128 = dev->hgemm_wgmma[0][kind][v] ? pick_bn128(rows, cols, batch, dev->sms) : 1;
+  const int bn = bn128 ? 128 : 256;
+  const size_t ces = a->c_type == DLG_HOUT_F32 ? 4 : 2;
+  CUfunction f = dev->hgemm_wgmma[bn128][kind][v];
   const long long tiles = (long long)((rows + DLG_WGMMA_BM - 1) / DLG_WGMMA_BM) *
-                          ((cols + bn - 1) / bn) * g->batch;
+                          ((cols + bn - 1) / bn) * batch;
   dlg_hgemm_args t = *a;
   CUtensorMap ma, mb;
   void *params[] = {&t, &ma, &mb};
   if (!f || want == 1 || !op1->vec || !op2->vec || a->k == 0 || tiles > INT32_MAX) return 0;
   /* below a 128 x 128 product, half the tile or more would be padding */
   if (want != 2 && (a->m < 128 || a->n < 128)) return 0;
-  if (tensor_map(cu, &ma, bf16, first, first->kc ? a->k : rows, first->kc ? rows : a->k, g->batch,
+  if (tensor_map(cu, &ma, kind, first, first->kc ? a->k : rows, first->kc ? rows : a->k, batch,
                  64, first->kc ? DLG_WGMMA_BM : DLG_WGMMA_BK) ||
-      tensor_map(cu, &mb, bf16, second, second->kc ? a->k : cols, second->kc ? cols : a->k,
-                 g->batch, 64, second->kc ? (uint32_t)bn : DLG_WGMMA_BK))
+      tensor_map(cu, &mb, kind, second, second->kc ? a->k : cols, second->kc ? cols : a->k,
+                 batch, 64, second->kc ? (uint32_t)bn : DLG_WGMMA_BK))
     return 0; /* TMA cannot address this operand (e.g. a batch stride it refuses) */
   t.m = rows, t.n = cols;
   if (swap) {
     t.a = a->b, t.lda = a->ldb, t.sa = a->sb;
     t.b = a->a, t.ldb = a->lda, t.sb = a->sa;
   }
-  t.batch = (int)g->batch;
+  t.batch = (int)batch;
   t.c_trans = swap;
   t.c_pair = (uintptr_t)a->c % (2 * ces) == 0 && a->ldc % 2 == 0 && a->sc % 2 == 0;
   *r = cu->LaunchKernel(f, (unsigned)(tiles < dev->sms ? tiles : dev->sms), 1, 1, DLG_WGMMA_THREADS,
@@ -93,18 +99,46 @@ static int launch_wgmma(const dlg_cuda_api *cu, dlg_cuda_device *dev, const dlg_
   return *r ? -1 : 1;
 }
 
-dlgemm_status dlg_cuda_hgemm(dlg_cuda_device *dev, const dlg_gemm *g, CUstream stream)
+dlgemm_status dlg_cuda_tc_run(dlg_cuda_device *dev, int kind, int64_t batch,
+                              const dlg_operand *op1, const dlg_operand *op2,
+                              const dlg_hgemm_args *a, CUstream stream)
 {
   char why[160];
   const dlg_cuda_api *cu = dlg_cuda_api_get(why, sizeof why);
   const long long zmax = 65535;
-  const size_t ces = dlg_elem_size(g->dtype);
-  dlg_operand op1, op2;
-  dlg_hgemm_args a;
-  CUfunction f;
-  int64_t m, n;
+  const size_t ces = a->c_type == DLG_HOUT_F32 ? 4 : 2;
+  CUfunction f = dev->hgemm_mma[kind][op1->kc * 2 + op2->kc];
   long long b0;
   CUresult r = CUDA_SUCCESS;
+
+  if (a->m == 0 || a->n == 0 || batch == 0) return DLGEMM_OK;
+  switch (launch_wgmma(cu, dev, kind, batch, op1, op2, a, stream, &r)) {
+  case 1: return DLGEMM_OK;
+  case -1:
+    return dlg_fail(DLGEMM_ERR_BACKEND_FAILED, "CUDA kernel launch failed: %s", dlg_cuda_error(r));
+  }
+  if (!f) return dlg_fail(DLGEMM_ERR_BACKEND_FAILED, "no tensor-core kernel for this layout");
+  for (b0 = 0; b0 < batch && !r; b0 += zmax) {
+    dlg_hgemm_args p = *a;
+    void *params[] = {&p};
+    const long long nb = batch - b0 < zmax ? batch - b0 : zmax;
+    p.a = (const char *)p.a + b0 * p.sa * 2;
+    p.b = (const char *)p.b + b0 * p.sb * 2;
+    p.c = (char *)p.c + b0 * p.sc * (long long)ces;
+    r = cu->LaunchKernel(f, (unsigned)((p.m + DLG_HMMA_BM - 1) / DLG_HMMA_BM),
+                         (unsigned)((p.n + DLG_HMMA_BN - 1) / DLG_HMMA_BN), (unsigned)nb,
+                         DLG_HMMA_THREADS, 1, 1, DLG_HMMA_SMEM, stream, params, NULL);
+  }
+  if (r)
+    return dlg_fail(DLGEMM_ERR_BACKEND_FAILED, "CUDA kernel launch failed: %s", dlg_cuda_error(r));
+  return DLGEMM_OK;
+}
+
+dlgemm_status dlg_cuda_hgemm(dlg_cuda_device *dev, const dlg_gemm *g, CUstream stream)
+{
+  dlg_operand op1, op2;
+  dlg_hgemm_args a;
+  int64_t m, n;
 
   if (g->m > INT32_MAX || g->n > INT32_MAX || g->k > INT32_MAX)
     return dlg_fail(DLGEMM_ERR_TOO_LARGE, "m, n and k must each fit in 32 bits");
@@ -117,25 +151,6 @@ dlgemm_status dlg_cuda_hgemm(dlg_cuda_device *dev, const dlg_gemm *g, CUstream s
   a.b = op2.data, a.ldb = op2.ld, a.sb = op2.bs, a.vec_b = op2.vec;
   a.c = g->c.data, a.ldc = dlg_ld(&g->c), a.sc = g->c.bs;
   a.c_type = g->dtype == DLG_F32 ? DLG_HOUT_F32 : g->dtype == DLG_F16 ? DLG_HOUT_F16 : DLG_HOUT_BF16;
-  if (a.m == 0 || a.n == 0 || g->batch == 0) return DLGEMM_OK;
-  switch (launch_wgmma(cu, dev, g, &op1, &op2, &a, stream, &r)) {
-  case 1: return DLGEMM_OK;
-  case -1:
-    return dlg_fail(DLGEMM_ERR_BACKEND_FAILED, "CUDA kernel launch failed: %s", dlg_cuda_error(r));
-  }
-  f = dev->hgemm_mma[g->dtype_in == DLG_BF16][op1.kc * 2 + op2.kc];
-  for (b0 = 0; b0 < g->batch && !r; b0 += zmax) {
-    dlg_hgemm_args p = a;
-    void *params[] = {&p};
-    const long long nb = g->batch - b0 < zmax ? g->batch - b0 : zmax;
-    p.a = (const char *)p.a + b0 * p.sa * 2;
-    p.b = (const char *)p.b + b0 * p.sb * 2;
-    p.c = (char *)p.c + b0 * p.sc * (long long)ces;
-    r = cu->LaunchKernel(f, (unsigned)((p.m + DLG_HMMA_BM - 1) / DLG_HMMA_BM),
-                         (unsigned)((p.n + DLG_HMMA_BN - 1) / DLG_HMMA_BN), (unsigned)nb,
-                         DLG_HMMA_THREADS, 1, 1, DLG_HMMA_SMEM, stream, params, NULL);
-  }
-  if (r)
-    return dlg_fail(DLGEMM_ERR_BACKEND_FAILED, "CUDA kernel launch failed: %s", dlg_cuda_error(r));
-  return DLGEMM_OK;
+  return dlg_cuda_tc_run(dev, g->dtype_in == DLG_BF16 ? DLG_TC_BF16 : DLG_TC_F16, g->batch, &op1,
+                         &op2, &a, stream);
 }

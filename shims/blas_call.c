@@ -12,6 +12,7 @@
 #include <string.h>
 #include "blas_call.h"
 #include "calllog.h"
+#include "config.h"
 #include "cpu_blas.h"
 #include "errors.h"
 #include "route.h"
@@ -73,7 +74,7 @@ static void to_gemm(const blas_call *x, dlg_gemm *g)
   g->a = (dlg_matrix){(void *)x->a, x->m, x->k, ta ? x->lda : 1, ta ? 1 : x->lda, 0};
   g->b = (dlg_matrix){(void *)x->b, x->k, x->n, tb ? x->ldb : 1, tb ? 1 : x->ldb, 0};
   g->c = (dlg_matrix){x->c, x->m, x->n, 1, x->ldc, 0};
-  g->precision = DLGEMM_PRECISION_STRICT;
+  g->precision = x->dtype == DLG_F32 ? dlg_config_get()->fp32_mode : DLGEMM_PRECISION_STRICT;
   g->origin = x->origin;
   /* Legal BLAS arguments always have a canonical form; this only normalises
    * the strides of dimensions of extent 1. */

@@ -134,12 +134,15 @@ class Jax:
 
 # --- helpers ------------------------------------------------------------------------
 def unit(dtype):
-    return 2.0 ** -24 if dtype == "float32" else 2.0 ** -53
+    return 2.0 ** -53 if dtype == "float64" else 2.0 ** -24
 
 
 def bound(ha, hb, hc0, beta, dtype):
+    """The dot-product bound; "tf32" (float32 under the TF32 policy) adds
+    each product's input rounding, 10 mantissa bits kept of each factor."""
     k = ha.shape[-1]
-    return 2 * max(k, 1) * unit(dtype) * np.matmul(np.abs(ha), np.abs(hb)) + \
+    per_product = 2.0 ** -9 if dtype == "tf32" else 0.0
+    return (2 * max(k, 1) * unit(dtype) + per_product) * np.matmul(np.abs(ha), np.abs(hb)) + \
         2 * unit(dtype) * np.abs(beta * hc0) + 1e-300
 
 
@@ -191,6 +194,8 @@ def products(fw):
         a = fw.tensor(rand((40, 30), dtype))
         b = fw.tensor(rand((30, 20), dtype))
         compare(fw, dtype + " tf32 policy", a, b, dlgemm.matmul(a, b, precision="tf32"),
+                dtype="tf32" if dtype == "float32" else dtype)
+        compare(fw, dtype + " 3xtf32 policy", a, b, dlgemm.matmul(a, b, precision="3xtf32"),
                 dtype=dtype)
 
 

@@ -1,10 +1,24 @@
 /*
  * hgemm_args.h - kernel parameters and tile constants of the tensor-core
- * GEMMs (hgemm_mma.cu, hgemm_wgmma.cu), shared with the host launcher
- * (plugin/cuda_hgemm.c, plain C) so the two cannot disagree.
+ * GEMMs (hgemm_mma.cu, hgemm_wgmma.cu) and of the TF32 packing pass
+ * (tf32_pack.cu), shared with the host launchers (plugin/cuda_hgemm.c,
+ * plugin/cuda_tf32.c, plain C) so the two sides cannot disagree.
  */
 #ifndef DLG_HGEMM_ARGS_H
 #define DLG_HGEMM_ARGS_H
+
+/* The kernels' input kinds.  TF32 operands (FP32 bit patterns, the tensor
+ * cores reading the top 19 bits) travel as pairs of 16-bit halves: the host
+ * passes k, leading dimensions and batch strides in 16-bit units.  In a
+ * k-contiguous tile the bytes a fragment holds are then float16's: an
+ * m16n8k8 TF32 fragment is the m16n8k16 one (8 rows of 16 bytes per
+ * register), a k8 wgmma step the 32 bytes of a k16 one; so the TF32 kernels
+ * are the float16 kernels' k-contiguous variant with the instruction
+ * changed.  TF32 has no transposed form: both operands must be
+ * k-contiguous (the host packs those that are not).  TF32X3 is TF32 for
+ * the 3xTF32 policy: the wgmma kernel adds each k-tile's products into
+ * IEEE FP32 sums (hgemm_wgmma.cu says why); mma.sync runs it as TF32. */
+enum { DLG_TC_F16 = 0, DLG_TC_BF16 = 1, DLG_TC_TF32 = 2, DLG_TC_TF32X3 = 3, DLG_TC_KINDS = 4 };
 
 /* C's element type, read by the epilogue (a runtime choice: the epilogue is
  * not the hot loop, and it saves three copies of every kernel). */
@@ -13,7 +27,7 @@ enum { DLG_HOUT_F32 = 0, DLG_HOUT_F16 = 1, DLG_HOUT_BF16 = 2 };
 typedef struct dlg_hgemm_args {
   int m, n, k;
   float alpha, beta;
-  const void *a; /* float16 or bfloat16 (or float for the TF32 modes) */
+  const void *a; /* float16, bfloat16, or float for TF32 (see DLG_TC_TF32) */
   const void *b;
   void *c;
   long long lda, ldb, ldc;
@@ -36,7 +50,8 @@ typedef struct dlg_hgemm_args {
 
 /* wgmma kernels (hgemm_wgmma.cu, sm_90a): a 128 x BN tile of C (BN 256 or
  * 128) per block of three warpgroups (a TMA producer and two consumers of
- * 64 x BN), k in steps of 64 through four TMA stages; one block per SM.
+ * 64 x BN), k in steps of 64 (16-bit elements) through four TMA stages; one
+ * block per SM.  (Six stages for BN 128 were measured slower: bench/NOTES.md.)
  * Shared memory: the stages, 1 KB to align them to the swizzle's period,
  * the mbarriers. */
 #define DLG_WGMMA_BM 128
@@ -45,5 +60,22 @@ typedef struct dlg_hgemm_args {
 #define DLG_WGMMA_THREADS 384
 #define DLG_WGMMA_SMEM(BN) \
   (DLG_WGMMA_STAGES * (DLG_WGMMA_BM + (BN)) * DLG_WGMMA_BK * 2 + 1024 + DLG_WGMMA_STAGES * 16)
+
+/* The TF32 packing pass (tf32_pack.cu): rows x k FP32 operand, element
+ * (i, l) of batch z at src[z * bs + i * rs + l * ks], written k-contiguous
+ * as segs segments of k: dst[z * dbs + i * ld + s * k + l] is element (i, l)
+ * rounded to TF32 (its "high part"), or, where bit s of lo_mask is set, the
+ * rounding error of that, rounded to TF32 again (its "low part").  A tile
+ * of 32 x 32 per block of 32 x 8 threads, through shared memory, so that
+ * reads and writes are both coalesced whichever dimension is contiguous. */
+typedef struct dlg_tf32_pack_args {
+  const float *src;
+  long long rs, ks, bs;
+  float *dst;
+  long long ld, dbs;
+  int rows, k, segs, lo_mask;
+} dlg_tf32_pack_args;
+#define DLG_TF32_PACK_TILE 32
+#define DLG_TF32_PACK_ROWS 8
 
 #endif

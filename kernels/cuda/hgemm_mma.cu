@@ -32,6 +32,11 @@
  *   of an operand that is not 16-byte aligned, is gathered element by
  *   element and stored to shared memory, so any m, n, k and leading
  *   dimension is exact.
+ * - TF32 (the FP32 precision policies, plugin/cuda_tf32.c) is the
+ *   k-contiguous variant with m16n8k8.tf32 for m16n8k16: the host passes the
+ *   FP32 operands as 16-bit halves, so BK = 32 halves is 16 TF32 values and
+ *   each k16 step of the loop one k8 mma (hgemm_args.h says why the
+ *   fragments agree).
  * - The epilogue applies alpha and beta in FP32 (beta == 0 never reads C)
  *   and rounds once to C's type.
  */
@@ -103,20 +108,19 @@ static __device__ __forceinline__ void ldsm_x4_t(unsigned (&r)[4], unsigned a)
                : "r"(a));
 }
 
-template <bool BF16>
+template <int KIND>
 static __device__ __forceinline__ void mma(float (&d)[4], const unsigned (&a)[4], unsigned b0,
                                            unsigned b1)
 {
-  if (BF16)
-    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, "
-                 "{%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
-                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-  else
-    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, "
-                 "{%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
-                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+#define DLG_MMA_ASM(SHAPE, TYPE)                                                            \
+  asm volatile("mma.sync.aligned." SHAPE ".row.col.f32." TYPE "." TYPE ".f32 {%0, %1, %2, %3}, " \
+               "{%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"                            \
+               : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])                               \
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1))
+  if (KIND == DLG_TC_BF16) DLG_MMA_ASM("m16n8k16", "bf16");
+  else if (KIND == DLG_TC_F16) DLG_MMA_ASM("m16n8k16", "f16");
+  else DLG_MMA_ASM("m16n8k8", "tf32");
+#undef DLG_MMA_ASM
 }
 
 using hconv::narrow;
@@ -147,7 +151,7 @@ static __device__ __forceinline__ void epilogue(const dlg_hgemm_args &p, int z, 
       }
 }
 
-template <bool BF16, bool A_KC, bool B_KC>
+template <int KIND, bool A_KC, bool B_KC>
 static __device__ __forceinline__ void gemm(const dlg_hgemm_args &p)
 {
   extern __shared__ __align__(128) unsigned char smem[];
@@ -212,7 +216,7 @@ static __device__ __forceinline__ void gemm(const dlg_hgemm_args &p)
 #pragma unroll
       for (int i = 0; i < 4; i++)
 #pragma unroll
-        for (int j = 0; j < 8; j++) mma<BF16>(acc[i][j], af[i], bf[j][0], bf[j][1]);
+        for (int j = 0; j < 8; j++) mma<KIND>(acc[i][j], af[i], bf[j][0], bf[j][1]);
     }
   }
   asm volatile("cp.async.wait_group 0;\n" ::: "memory");
@@ -224,18 +228,20 @@ static __device__ __forceinline__ void gemm(const dlg_hgemm_args &p)
 
 } /* namespace hmma */
 
-#define DLG_HMMA_KERNEL(NAME, BF16, AKC, BKC)                                                 \
+#define DLG_HMMA_KERNEL(NAME, KIND, AKC, BKC)                                                 \
   extern "C" __global__ void __launch_bounds__(DLG_HMMA_THREADS, 2) NAME(dlg_hgemm_args p)   \
   {                                                                                         \
-    hmma::gemm<BF16, AKC, BKC>(p);                                                          \
+    hmma::gemm<KIND, AKC, BKC>(p);                                                          \
   }
 /* dlg_hgemm_mma_<type>_<a><b>: a/b = 'k' when that operand is k-contiguous,
- * 'r' when its m / n dimension is (the SIMT kernels' naming). */
-DLG_HMMA_KERNEL(dlg_hgemm_mma_f16_rr, false, false, false)
-DLG_HMMA_KERNEL(dlg_hgemm_mma_f16_rk, false, false, true)
-DLG_HMMA_KERNEL(dlg_hgemm_mma_f16_kr, false, true, false)
-DLG_HMMA_KERNEL(dlg_hgemm_mma_f16_kk, false, true, true)
-DLG_HMMA_KERNEL(dlg_hgemm_mma_bf16_rr, true, false, false)
-DLG_HMMA_KERNEL(dlg_hgemm_mma_bf16_rk, true, false, true)
-DLG_HMMA_KERNEL(dlg_hgemm_mma_bf16_kr, true, true, false)
-DLG_HMMA_KERNEL(dlg_hgemm_mma_bf16_kk, true, true, true)
+ * 'r' when its m / n dimension is (the SIMT kernels' naming).  TF32 comes
+ * k-contiguous only (hgemm_args.h). */
+DLG_HMMA_KERNEL(dlg_hgemm_mma_f16_rr, DLG_TC_F16, false, false)
+DLG_HMMA_KERNEL(dlg_hgemm_mma_f16_rk, DLG_TC_F16, false, true)
+DLG_HMMA_KERNEL(dlg_hgemm_mma_f16_kr, DLG_TC_F16, true, false)
+DLG_HMMA_KERNEL(dlg_hgemm_mma_f16_kk, DLG_TC_F16, true, true)
+DLG_HMMA_KERNEL(dlg_hgemm_mma_bf16_rr, DLG_TC_BF16, false, false)
+DLG_HMMA_KERNEL(dlg_hgemm_mma_bf16_rk, DLG_TC_BF16, false, true)
+DLG_HMMA_KERNEL(dlg_hgemm_mma_bf16_kr, DLG_TC_BF16, true, false)
+DLG_HMMA_KERNEL(dlg_hgemm_mma_bf16_kk, DLG_TC_BF16, true, true)
+DLG_HMMA_KERNEL(dlg_hgemm_mma_tf32_kk, DLG_TC_TF32, true, true)

@@ -13,10 +13,10 @@
  * - A block is three warpgroups.  Warpgroup 0 is the producer: one thread
  *   issues the TMA copies of each k-tile (BK = 64) of A (128 rows) and B
  *   (BN = 256 or 128 columns) into a ring of four shared-memory stages and
- *   gives the rest of its registers back (setmaxnreg.dec).  Warpgroups 1
- *   and 2 are the consumers: each computes 64 x BN of the tile with
- *   wgmma.m64n<BN>k16 (BN / 2 FP32 accumulators a thread, setmaxnreg.inc),
- *   four per k-tile, reading both operands straight from shared memory.
+ *   gives the rest of its registers back (setmaxnreg.dec).  Warpgroups 1 and 2 are the consumers: each computes
+ *   64 x BN of the tile with wgmma.m64n<BN>k16 (BN / 2 FP32 accumulators a
+ *   thread, setmaxnreg.inc), four per k-tile, reading both operands
+ *   straight from shared memory.
  *   The 128-wide tile is for problems whose 128 x 256 tiles would leave
  *   SMs idle in the last wave (the host chooses).
  * - Each stage has a "full" mbarrier (the TMA's byte count completes it)
@@ -42,6 +42,18 @@
  *   producer is already loading the next.
  * - alpha and beta in FP32; beta == 0 never reads C; one rounding to C's
  *   type.
+ * - TF32 is the k-contiguous variant with wgmma.m64n<BN>k8.tf32: its
+ *   operands come as 16-bit halves (hgemm_args.h), so a k-tile is 32 TF32
+ *   values in the same 128-byte rows and each 32-byte step one k8 wgmma.
+ * - 3xTF32 (kind TF32X3, 128-wide tiles only) promotes: the tensor cores'
+ *   FP32 accumulation is not IEEE (measured on the H100: summing 3 x 8192
+ *   products in one accumulator left 12 times SGEMM's relative error,
+ *   growing linearly with k, the signature of biased rounding), so each
+ *   group of four k-tiles (128 products) is summed alone (scale-d 0 on its
+ *   first wgmma), waited for, and added to a second set of FP32 registers
+ *   with ordinary FADDs, the other consumer's wgmmas keeping the tensor
+ *   cores busy meanwhile.  Two sets of 64 fit in a consumer's registers;
+ *   of 128 they would not, hence the 128-wide tile.
  */
 #include <cuda.h>
 #include <cuda_bf16.h>
@@ -131,26 +143,37 @@ static __device__ __forceinline__ unsigned long long desc(unsigned addr, unsigne
                : __VA_ARGS__                                                               \
                : "l"(da), "l"(db), "n"(TA), "n"(TB))
 
-template <bool BF16, int TA, int TB>
+/* TF32 has no transpose flags (its operands are k-contiguous): its text
+ * stops after the scales and leaves TA / TB unused.  ACC = false: d = A B,
+ * the accumulator's old value ignored (scale-d 0; TF32 kinds only). */
+template <int KIND, int TA, int TB, bool ACC = true>
 static __device__ __forceinline__ void wgmma(float (&d)[128], unsigned long long da,
                                              unsigned long long db)
 {
-  if (BF16)
+  if (KIND == DLG_TC_BF16)
     WGMMA_ASM("m64n256k16", "bf16", WGMMA_D128, "%128, %129, 1, 1, 1, %130, %131", WGMMA_F64(0),
               WGMMA_F64(64));
-  else
+  else if (KIND == DLG_TC_F16)
     WGMMA_ASM("m64n256k16", "f16", WGMMA_D128, "%128, %129, 1, 1, 1, %130, %131", WGMMA_F64(0),
               WGMMA_F64(64));
+  else if (ACC)
+    WGMMA_ASM("m64n256k8", "tf32", WGMMA_D128, "%128, %129, 1, 1, 1", WGMMA_F64(0), WGMMA_F64(64));
+  else
+    WGMMA_ASM("m64n256k8", "tf32", WGMMA_D128, "%128, %129, 0, 1, 1", WGMMA_F64(0), WGMMA_F64(64));
 }
 
-template <bool BF16, int TA, int TB>
+template <int KIND, int TA, int TB, bool ACC = true>
 static __device__ __forceinline__ void wgmma(float (&d)[64], unsigned long long da,
                                              unsigned long long db)
 {
-  if (BF16)
+  if (KIND == DLG_TC_BF16)
     WGMMA_ASM("m64n128k16", "bf16", WGMMA_D64, "%64, %65, 1, 1, 1, %66, %67", WGMMA_F64(0));
-  else
+  else if (KIND == DLG_TC_F16)
     WGMMA_ASM("m64n128k16", "f16", WGMMA_D64, "%64, %65, 1, 1, 1, %66, %67", WGMMA_F64(0));
+  else if (ACC)
+    WGMMA_ASM("m64n128k8", "tf32", WGMMA_D64, "%64, %65, 1, 1, 1", WGMMA_F64(0));
+  else
+    WGMMA_ASM("m64n128k8", "tf32", WGMMA_D64, "%64, %65, 0, 1, 1", WGMMA_F64(0));
 }
 
 using hconv::narrow;
@@ -205,6 +228,19 @@ static __device__ __forceinline__ void epilogue(const dlg_hgemm_args &p, int z, 
   else store_tile<T, ND, false, false>(p, C, r0, c0, d);
 }
 
+/* Compile-time flags for the consumer's k-tile step: whether its first
+ * wgmma starts the accumulator afresh. */
+struct fresh_no { static constexpr bool value = false; };
+struct fresh_yes { static constexpr bool value = true; };
+
+/* acc += d, element by element, in IEEE FP32 (the TF32X3 kernels). */
+template <int N>
+static __device__ __forceinline__ void promote(float (&acc)[N], const float (&d)[N])
+{
+#pragma unroll
+  for (int i = 0; i < N; i++) acc[i] += d[i];
+}
+
 /* Tile t of the walk: groups of 8 tile-rows, column by column inside a
  * group, batch outermost. */
 static __device__ __forceinline__ void tile_of(int t, int tiles_m, int tiles_n, int &tm, int &tn,
@@ -217,11 +253,16 @@ static __device__ __forceinline__ void tile_of(int t, int tiles_m, int tiles_n, 
   tn = in / size;
 }
 
-template <bool BF16, bool A_KC, bool B_KC, int BN>
+template <int KIND, bool A_KC, bool B_KC, int BN>
 static __device__ __forceinline__ void gemm(const dlg_hgemm_args &p, const CUtensorMap *ma,
                                             const CUtensorMap *mb)
 {
   enum { B_BYTES = BN * BK * 2, STAGE_BYTES = A_BYTES + B_BYTES };
+  constexpr bool PROMOTE = KIND == DLG_TC_TF32X3; /* k-contiguous operands only */
+  /* k-tiles between FP32 adds.  Measured at 8192^3: 2, 4, 8, 16 and 64 all
+   * ran at 95-99 TFLOP/s; the relative error was 2.8e-7, 3.7e-7, 6.4e-7,
+   * 1.2e-6 and 4.8e-6 (cuBLAS SGEMM's 1.6e-6) */
+  constexpr int PROMOTE_EVERY = 4;
   extern __shared__ unsigned char smem_raw[];
   /* 128-byte swizzling repeats every 1024 bytes: stages start on that grain */
   const unsigned s0 = (saddr(smem_raw) + 1023) & ~1023u;
@@ -266,35 +307,56 @@ static __device__ __forceinline__ void gemm(const dlg_hgemm_args &p, const CUten
   asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
   const int half = wgroup - 1; /* rows 64 * half .. of the tile */
   const bool warp_leader = threadIdx.x % 32 == 0;
+  /* k-tile `it` of this block's walk: wait for its stage, queue its
+   * wgmmas into dd (FRESH: ignoring dd's old value), and once all but
+   * these are done, free the stage of the k-tile before (when there is one) */
+  auto ktile = [&](auto fresh, float(&dd)[BN / 2], int it, bool free_prev) {
+    const int s = it % STAGES;
+    const unsigned sa = s0 + s * STAGE_BYTES + half * (A_KC ? 64 * 128 : BOX), sb = s0 + s * STAGE_BYTES + A_BYTES;
+    bar_wait(bars + 8 * s, (it / STAGES) & 1);
+    asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+#pragma unroll
+    for (int kk = 0; kk < BK / 16; kk++) {
+      const unsigned long long da = A_KC ? desc(sa + 32 * kk, 16, 1024) : desc(sa + 2048 * kk, BOX, 1024);
+      const unsigned long long db = B_KC ? desc(sb + 32 * kk, 16, 1024) : desc(sb + 2048 * kk, BOX, 1024);
+      if (decltype(fresh)::value && kk == 0) wgmma<KIND, A_KC ? 0 : 1, B_KC ? 0 : 1, false>(dd, da, db);
+      else wgmma<KIND, A_KC ? 0 : 1, B_KC ? 0 : 1>(dd, da, db);
+    }
+    asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+    asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
+    if (free_prev && warp_leader) bar_arrive(bars + 8 * (STAGES + (it - 1) % STAGES));
+  };
   int it = 0;
   for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
     int tm, tn, z;
     tile_of(t, tiles_m, tiles_n, tm, tn, z);
-    float d[BN / 2];
+    /* d: the tensor cores' sum (PROMOTE: of the current group of k-tiles;
+     * acc the IEEE FP32 total, unused and gone otherwise) */
+    float d[BN / 2], acc[BN / 2];
 #pragma unroll
-    for (int i = 0; i < BN / 2; i++) d[i] = 0.f;
-    for (int kt = 0; kt < ktiles; kt++, it++) {
-      const int s = it % STAGES;
-      const unsigned sa = s0 + s * STAGE_BYTES + half * (A_KC ? 64 * 128 : BOX), sb = s0 + s * STAGE_BYTES + A_BYTES;
-      bar_wait(bars + 8 * s, (it / STAGES) & 1);
-      asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
-#pragma unroll
-      for (int kk = 0; kk < BK / 16; kk++) {
-        const unsigned long long da = A_KC ? desc(sa + 32 * kk, 16, 1024) : desc(sa + 2048 * kk, BOX, 1024);
-        const unsigned long long db = B_KC ? desc(sb + 32 * kk, 16, 1024) : desc(sb + 2048 * kk, BOX, 1024);
-        wgmma<BF16, A_KC ? 0 : 1, B_KC ? 0 : 1>(d, da, db);
+    for (int i = 0; i < BN / 2; i++) d[i] = 0.f, acc[i] = 0.f;
+    if (!PROMOTE) {
+      for (int kt = 0; kt < ktiles; kt++, it++) ktile(fresh_no{}, d, it, kt > 0);
+      asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
+      if (ktiles > 0 && warp_leader) bar_arrive(bars + 8 * (STAGES + (it - 1) % STAGES));
+    } else {
+      /* groups of PROMOTE_EVERY k-tiles: the first starts d afresh, the
+       * group is waited for, its sum joins acc.  (Reading one buffer while
+       * the next group's wgmmas ran in another made ptxas serialise every
+       * wgmma; waiting after each k-tile cost a third of the speed.) */
+      for (int kt = 0; kt < ktiles;) {
+        ktile(fresh_yes{}, d, it++, false);
+        for (kt++; kt % PROMOTE_EVERY && kt < ktiles; kt++) ktile(fresh_no{}, d, it++, true);
+        asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
+        if (warp_leader) bar_arrive(bars + 8 * (STAGES + (it - 1) % STAGES));
+        promote(acc, d);
       }
-      asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
-      /* all but this k-tile's group done: the previous stage is free */
-      asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
-      if (kt > 0 && warp_leader) bar_arrive(bars + 8 * (STAGES + (it - 1) % STAGES));
     }
-    asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
-    if (ktiles > 0 && warp_leader) bar_arrive(bars + 8 * (STAGES + (it - 1) % STAGES));
     const int row0 = tm * BM + 64 * half, col0 = tn * BN;
-    if (p.c_type == DLG_HOUT_F32) epilogue<float>(p, z, row0, col0, d);
-    else if (p.c_type == DLG_HOUT_F16) epilogue<__half>(p, z, row0, col0, d);
-    else epilogue<__nv_bfloat16>(p, z, row0, col0, d);
+    const float(&sum)[BN / 2] = PROMOTE ? acc : d;
+    if (p.c_type == DLG_HOUT_F32) epilogue<float>(p, z, row0, col0, sum);
+    else if (p.c_type == DLG_HOUT_F16) epilogue<__half>(p, z, row0, col0, sum);
+    else epilogue<__nv_bfloat16>(p, z, row0, col0, sum);
   }
 }
 
@@ -303,28 +365,30 @@ static __device__ __forceinline__ void gemm(const dlg_hgemm_args &p, const CUten
 } /* namespace wg */
 
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
-#define DLG_WGMMA_BODY(BF16, AKC, BKC, BN) wg::gemm<BF16, AKC, BKC, BN>(p, &ma, &mb);
+#define DLG_WGMMA_BODY(KIND, AKC, BKC, BN) wg::gemm<KIND, AKC, BKC, BN>(p, &ma, &mb);
 #else
-#define DLG_WGMMA_BODY(BF16, AKC, BKC, BN)
+#define DLG_WGMMA_BODY(KIND, AKC, BKC, BN)
 #endif
-#define DLG_WGMMA_KERNEL(NAME, BF16, AKC, BKC, BN)                                              \
+#define DLG_WGMMA_KERNEL(NAME, KIND, AKC, BKC, BN)                                              \
   extern "C" __global__ void __launch_bounds__(DLG_WGMMA_THREADS, 1)                            \
       NAME(const dlg_hgemm_args p, const __grid_constant__ CUtensorMap ma,                      \
            const __grid_constant__ CUtensorMap mb)                                             \
   {                                                                                             \
-    DLG_WGMMA_BODY(BF16, AKC, BKC, BN)                                                          \
+    DLG_WGMMA_BODY(KIND, AKC, BKC, BN)                                                          \
   }
 /* dlg_hgemm_wgmma_<type>_<a><b> (128 x 256 tiles) and dlg_hgemm_wgmma128_...
  * (128 x 128, for problems that leave SMs idle with the larger tile); a/b
- * as the mma.sync kernels. */
-#define DLG_WGMMA_FAMILY(PREFIX, BN)                           \
-  DLG_WGMMA_KERNEL(PREFIX##_f16_rr, false, false, false, BN)   \
-  DLG_WGMMA_KERNEL(PREFIX##_f16_rk, false, false, true, BN)    \
-  DLG_WGMMA_KERNEL(PREFIX##_f16_kr, false, true, false, BN)    \
-  DLG_WGMMA_KERNEL(PREFIX##_f16_kk, false, true, true, BN)     \
-  DLG_WGMMA_KERNEL(PREFIX##_bf16_rr, true, false, false, BN)   \
-  DLG_WGMMA_KERNEL(PREFIX##_bf16_rk, true, false, true, BN)    \
-  DLG_WGMMA_KERNEL(PREFIX##_bf16_kr, true, true, false, BN)    \
-  DLG_WGMMA_KERNEL(PREFIX##_bf16_kk, true, true, true, BN)
+ * as the mma.sync kernels, TF32 k-contiguous only. */
+#define DLG_WGMMA_FAMILY(PREFIX, BN)                                  \
+  DLG_WGMMA_KERNEL(PREFIX##_f16_rr, DLG_TC_F16, false, false, BN)     \
+  DLG_WGMMA_KERNEL(PREFIX##_f16_rk, DLG_TC_F16, false, true, BN)      \
+  DLG_WGMMA_KERNEL(PREFIX##_f16_kr, DLG_TC_F16, true, false, BN)      \
+  DLG_WGMMA_KERNEL(PREFIX##_f16_kk, DLG_TC_F16, true, true, BN)       \
+  DLG_WGMMA_KERNEL(PREFIX##_bf16_rr, DLG_TC_BF16, false, false, BN)   \
+  DLG_WGMMA_KERNEL(PREFIX##_bf16_rk, DLG_TC_BF16, false, true, BN)    \
+  DLG_WGMMA_KERNEL(PREFIX##_bf16_kr, DLG_TC_BF16, true, false, BN)    \
+  DLG_WGMMA_KERNEL(PREFIX##_bf16_kk, DLG_TC_BF16, true, true, BN)     \
+  DLG_WGMMA_KERNEL(PREFIX##_tf32_kk, DLG_TC_TF32, true, true, BN)
+DLG_WGMMA_KERNEL(dlg_hgemm_wgmma128_tf32x3_kk, DLG_TC_TF32X3, true, true, 128)
 DLG_WGMMA_FAMILY(dlg_hgemm_wgmma, 256)
 DLG_WGMMA_FAMILY(dlg_hgemm_wgmma128, 128)

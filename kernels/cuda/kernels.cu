@@ -7,3 +7,4 @@
 #include "sgemm_sgpr.cu"
 #include "dgemm_dmma.cu"
 #include "hgemm_mma.cu"
+#include "tf32_pack.cu"
