@@ -192,6 +192,8 @@ START_TEST(bad_environment_is_reported_and_ignored)
   setenv("DLGEMM_MIN_MNK", "lots", 1);
   setenv("DLGEMM_VERBOSE", "maybe", 1);
   setenv("DLGEMM_SGEMM_TILE", "128x", 1);
+  setenv("DLGEMM_FP32_MODE", "sloppy", 1);
+  setenv("DLGEMM_SGEMM_STREAMK", "sideways", 1);
   reload_capturing(err, sizeof err);
   cfg = dlg_config_get();
   ck_assert_int_eq(cfg->force, DLG_FORCE_AUTO);
@@ -202,7 +204,14 @@ START_TEST(bad_environment_is_reported_and_ignored)
   ck_assert(strstr(err, "ignoring DLGEMM_VERBOSE='maybe'"));
   ck_assert(strstr(err, "ignoring DLGEMM_SGEMM_TILE='128x'"));
   ck_assert_int_eq(cfg->tile_bm, 0);
+  ck_assert_msg(strstr(err, "ignoring DLGEMM_FP32_MODE='sloppy' (expected strict, tf32 or 3xtf32)"),
+                "stderr: %s", err);
+  ck_assert(strstr(err, "ignoring DLGEMM_SGEMM_STREAMK='sideways'"));
+  ck_assert_int_eq(cfg->fp32_mode, DLGEMM_PRECISION_STRICT);
+  ck_assert_int_eq(cfg->streamk, -1);
   setenv("DLGEMM_FORCE", "GPU", 1);
+  setenv("DLGEMM_FP32_MODE", "3xTF32", 1);
+  setenv("DLGEMM_SGEMM_STREAMK", "off", 1);
   setenv("DLGEMM_MIN_MNK", "1e6", 1);
   setenv("DLGEMM_VERBOSE", "1", 1);
   setenv("DLGEMM_CPU_BLAS", "/opt/blas.so", 1);
@@ -214,6 +223,8 @@ START_TEST(bad_environment_is_reported_and_ignored)
   ck_assert(cfg->min_mnk == 1e6);
   ck_assert_int_eq(cfg->verbose, 1);
   ck_assert_str_eq(cfg->cpu_blas, "/opt/blas.so");
+  ck_assert_int_eq(cfg->fp32_mode, DLGEMM_PRECISION_3XTF32);
+  ck_assert_int_eq(cfg->streamk, 0);
   ck_assert_str_eq(err, "");
 }
 END_TEST

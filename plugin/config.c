@@ -35,15 +35,21 @@ static int parse_bool(const char *name, int fallback)
   return fallback;
 }
 
-static dlg_force parse_force(void)
+/* The index in words[] (n of them) of the word the variable holds, any
+ * case; unset or empty gives 0, the default, which words[0] names. */
+static int parse_choice(const char *name, const char *const *words, int n, const char *expected)
 {
-  const char *v = getenv("DLGEMM_FORCE");
-  if (!v || !*v || !strcasecmp(v, "auto")) return DLG_FORCE_AUTO;
-  if (!strcasecmp(v, "cpu")) return DLG_FORCE_CPU;
-  if (!strcasecmp(v, "gpu")) return DLG_FORCE_GPU;
-  complain("DLGEMM_FORCE", v, "cpu, gpu or auto");
-  return DLG_FORCE_AUTO;
+  const char *v = getenv(name);
+  int i;
+  if (!v || !*v) return 0;
+  for (i = 0; i < n; i++)
+    if (!strcasecmp(v, words[i])) return i;
+  complain(name, v, expected);
+  return 0;
 }
+#define PARSE_CHOICE(name, expected, ...) \
+  parse_choice(name, (const char *const[]){__VA_ARGS__}, \
+               (int)(sizeof((const char *const[]){__VA_ARGS__}) / sizeof(const char *)), expected)
 
 static double parse_nonnegative(const char *name, double fallback)
 {
@@ -74,38 +80,6 @@ static void parse_tile(int *bm, int *bn)
   }
 }
 
-/* simt (default) or sgpr: the port of the GCN kernel, for measurements. */
-static int parse_kernel(void)
-{
-  const char *v = getenv("DLGEMM_SGEMM_KERNEL");
-  if (!v || !*v || !strcasecmp(v, "simt")) return 0;
-  if (!strcasecmp(v, "sgpr")) return 1;
-  complain("DLGEMM_SGEMM_KERNEL", v, "simt or sgpr");
-  return 0;
-}
-
-/* auto (default), mma or wgmma: the tensor-core family, for tests and
- * measurements; wgmma still needs sm_90a and TMA-legal operands. */
-static int parse_hgemm_kernel(void)
-{
-  const char *v = getenv("DLGEMM_HGEMM_KERNEL");
-  if (!v || !*v || !strcasecmp(v, "auto")) return 0;
-  if (!strcasecmp(v, "mma")) return 1;
-  if (!strcasecmp(v, "wgmma")) return 2;
-  complain("DLGEMM_HGEMM_KERNEL", v, "auto, mma or wgmma");
-  return 0;
-}
-
-static int parse_streamk(void)
-{
-  const char *v = getenv("DLGEMM_SGEMM_STREAMK");
-  if (!v || !*v || !strcasecmp(v, "auto")) return -1;
-  if (!strcasecmp(v, "on")) return 1;
-  if (!strcasecmp(v, "off")) return 0;
-  complain("DLGEMM_SGEMM_STREAMK", v, "auto, on or off");
-  return -1;
-}
-
 /* oom|launch|copy:<n>, n >= 1 */
 static void parse_fault(void)
 {
@@ -129,13 +103,21 @@ static void load(void)
 {
   const char *blas = getenv("DLGEMM_CPU_BLAS");
   config.verbose = parse_bool("DLGEMM_VERBOSE", 0);
-  config.force = parse_force();
+  config.force = (dlg_force)PARSE_CHOICE("DLGEMM_FORCE", "auto, cpu or gpu", "auto", "cpu", "gpu");
   config.min_mnk = parse_nonnegative("DLGEMM_MIN_MNK", DLG_DEFAULT_MIN_MNK);
   config.cpu_blas = (blas && *blas) ? blas : NULL;
   parse_tile(&config.tile_bm, &config.tile_bn);
-  config.sgemm_sgpr = parse_kernel();
-  config.streamk = parse_streamk();
-  config.hgemm_kernel = parse_hgemm_kernel();
+  /* sgpr: the GCN kernel's port, for measurements */
+  config.sgemm_sgpr = PARSE_CHOICE("DLGEMM_SGEMM_KERNEL", "simt or sgpr", "simt", "sgpr");
+  config.streamk = (const int[]){-1, 1, 0}[PARSE_CHOICE("DLGEMM_SGEMM_STREAMK", "auto, on or off",
+                                                        "auto", "on", "off")];
+  /* the tensor-core family, for tests and measurements; wgmma still needs
+   * sm_90a and TMA-legal operands */
+  config.hgemm_kernel = PARSE_CHOICE("DLGEMM_HGEMM_KERNEL", "auto, mma or wgmma", "auto", "mma",
+                                     "wgmma");
+  /* how sgemm_ / cblas_sgemm may compute (DLPack callers choose per call) */
+  config.fp32_mode = (dlgemm_precision)PARSE_CHOICE("DLGEMM_FP32_MODE", "strict, tf32 or 3xtf32",
+                                                    "strict", "tf32", "3xtf32");
   config.min_mnk_set = getenv("DLGEMM_MIN_MNK") && *getenv("DLGEMM_MIN_MNK");
   config.copy_threads = (int)parse_nonnegative("DLGEMM_COPY_THREADS", 0);
   config.pinned_mb = parse_nonnegative("DLGEMM_PINNED_MB", 256);
