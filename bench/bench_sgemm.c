@@ -10,8 +10,10 @@
  * libcublas.so is not on the loader path.  Each size also reports the
  * relative difference between the two results, so a fast wrong answer shows.
  *
- * usage: bench_sgemm [reps [m n k]]   prints a table (every shape, or the one
- *                                     given); the last lines are a summary
+ * usage: bench_sgemm [reps [m n k [op]]]   prints a table (every shape, or the
+ *                                          one given); the last lines are a
+ *                                          summary.  op: nn (default), tn, nt
+ *                                          or tt, BLAS's transa and transb
  */
 #include <math.h>
 #include <stdint.h>
@@ -35,7 +37,7 @@ typedef struct problem { int m, n, k; const char *kind; } problem;
 
 /* One product C = A B of input set s (which: 0 dlgemm, 1 cuBLAS). */
 typedef struct product {
-  int which, m, n, k;
+  int which, m, n, k, ta, tb; /* ta, tb: A and B stored transposed */
   CUdeviceptr *a, *b, c;
   void *handle;
   cublas_sgemm_fn sgemm;
@@ -47,6 +49,8 @@ static void run(int s, void *ctx)
   const float one = 1, zero = 0;
   int64_t as[2] = {p->m, p->k}, bs[2] = {p->k, p->n}, cs[2] = {p->m, p->n};
   int64_t ast[2] = {1, p->m}, bst[2] = {1, p->k}, cst[2] = {1, p->m};
+  if (p->ta) ast[0] = p->k, ast[1] = 1;
+  if (p->tb) bst[0] = p->n, bst[1] = 1;
   DLTensor ta = {(void *)(uintptr_t)p->a[s], {kDLCUDA, 0}, 2, {kDLFloat, 32, 1}, as, ast, 0};
   DLTensor tb = {(void *)(uintptr_t)p->b[s], {kDLCUDA, 0}, 2, {kDLFloat, 32, 1}, bs, bst, 0};
   DLTensor tc = {(void *)(uintptr_t)p->c, {kDLCUDA, 0}, 2, {kDLFloat, 32, 1}, cs, cst, 0};
@@ -58,8 +62,9 @@ static void run(int s, void *ctx)
       fprintf(stderr, "dlgemm: %s\n", dlgemm_last_error());
       exit(1);
     }
-  } else if (p->sgemm(p->handle, 0, 0, p->m, p->n, p->k, &one, (const float *)(uintptr_t)p->a[s],
-                      p->m, (const float *)(uintptr_t)p->b[s], p->k, &zero,
+  } else if (p->sgemm(p->handle, p->ta, p->tb, p->m, p->n, p->k, &one,
+                      (const float *)(uintptr_t)p->a[s], p->ta ? p->k : p->m,
+                      (const float *)(uintptr_t)p->b[s], p->tb ? p->n : p->k, &zero,
                       (float *)(uintptr_t)p->c, p->m)) {
     fprintf(stderr, "cublasSgemm failed\n");
     exit(1);
@@ -89,11 +94,13 @@ int main(int argc, char **argv)
     fprintf(stderr, "cublasCreate failed\n");
     return 1;
   }
-  printf("%-18s %6s %6s %6s %10s %10s %7s %9s\n", "shape", "m", "n", "k", "dlgemm", "cuBLAS",
+  printf("%-15s op %6s %6s %6s %10s %10s %7s %9s\n", "shape", "m", "n", "k", "dlgemm", "cuBLAS",
          "ratio", "rel.diff");
+  const char *op = argc > 5 ? argv[5] : "nn";
   if (argc > 4) one.m = atoi(argv[2]), one.n = atoi(argv[3]), one.k = atoi(argv[4]), count = 1;
-  if (reps < 1 || (count == 1 && (one.m < 1 || one.n < 1 || one.k < 1))) {
-    fprintf(stderr, "usage: bench_sgemm [reps [m n k]]\n");
+  if (reps < 1 || (count == 1 && (one.m < 1 || one.n < 1 || one.k < 1)) || strlen(op) != 2 ||
+      !strchr("nt", op[0]) || !strchr("nt", op[1])) {
+    fprintf(stderr, "usage: bench_sgemm [reps [m n k [nn|tn|nt|tt]]]\n");
     return 2;
   }
   for (i = 0; i < count; i++) {
@@ -116,14 +123,14 @@ int main(int argc, char **argv)
       CU(cu.MemcpyHtoD(b[s], h, 4 * nb));
     }
     CU(cu.MemAlloc(&c, 4 * nc));
-    product job = {0, p->m, p->n, p->k, a, b, c, handle, sgemm};
+    product job = {0, p->m, p->n, p->k, op[0] == 't', op[1] == 't', a, b, c, handle, sgemm};
     t_dl = bench_median_ms(&cu, stream, ev0, ev1, reps, sets, run, &job);
     CU(cu.MemcpyDtoH(c1, c, 4 * nc)); /* last run used set (reps + 2) % sets */
     job.which = 1;
     t_cb = bench_median_ms(&cu, stream, ev0, ev1, reps, sets, run, &job);
     CU(cu.MemcpyDtoH(c2, c, 4 * nc));
     for (e = 0; e < nc; e++) num += (c1[e] - c2[e]) * (double)(c1[e] - c2[e]), den += (double)c2[e] * c2[e];
-    printf("%-18s %6d %6d %6d %8.2f T %8.2f T %7.3f %9.2e\n", p->kind, p->m, p->n, p->k,
+    printf("%-15s %s %6d %6d %6d %8.2f T %8.2f T %7.3f %9.2e\n", p->kind, op, p->m, p->n, p->k,
            flops / t_dl * 1e-9, flops / t_cb * 1e-9, t_cb / t_dl, sqrt(num / (den + 1e-300)));
     fflush(stdout);
     if (!strcmp(p->kind, "square") && t_cb / t_dl < worst_square) worst_square = t_cb / t_dl;

@@ -10,9 +10,9 @@ build=$1 reps=${2:-10}
 printf "%-6s %-6s %10s %10s %10s %8s %8s %9s\n" "M=N" "K" "sgpr" "simt" "cuBLAS" "sgpr/cB" "simt/cB" "sgpr err"
 for n in 1024 2048 4096 8192; do
   for k in 640 $n; do
-    # bench_sgemm's last line for one shape: kind m n k dlgemm T cuBLAS T ratio err
-    sgpr=$(DLGEMM_SGEMM_KERNEL=sgpr "$build/bench/bench_sgemm" "$reps" $n $n $k | awk '$2 ~ /^[0-9]+$/ {print $5, $7, $10}')
-    simt=$("$build/bench/bench_sgemm" "$reps" $n $n $k | awk '$2 ~ /^[0-9]+$/ {print $5, $7}')
+    # bench_sgemm's last line for one shape: kind op m n k dlgemm T cuBLAS T ratio err
+    sgpr=$(DLGEMM_SGEMM_KERNEL=sgpr "$build/bench/bench_sgemm" "$reps" $n $n $k | awk '$3 ~ /^[0-9]+$/ {print $6, $8, $11}')
+    simt=$("$build/bench/bench_sgemm" "$reps" $n $n $k | awk '$3 ~ /^[0-9]+$/ {print $6, $8}')
     set -- $sgpr $simt
     awk -v n=$n -v k=$k -v s=$1 -v cb1=$2 -v e=$3 -v t=$4 -v cb2=$5 'BEGIN {
       cb = (cb1 + cb2) / 2

@@ -84,6 +84,9 @@ want ncu && ncu --kernel-name regex:dlg_sgemm_128x128 --launch-count 1 --section
 
 if want bench && [ -x $build/bench/bench_sgemm ]; then
   $build/bench/bench_sgemm "$reps" 2>&1 | tee "$out/bench.log"
+  # the other operand layouts (each a different copy path in the kernel)
+  for op in tn nt tt; do $build/bench/bench_sgemm "$reps" 4096 4096 4096 $op | grep '^given'; done |
+    tee -a "$out/bench.log"
 fi
 # Tensor cores (issue 6): bf16 and fp16 against cublasGemmEx, TF32 against
 # cuBLAS's TF32 and 3xTF32 against its strict SGEMM, both layouts for FP32.

@@ -22,13 +22,14 @@ gate() { # description, expected exit status, arguments...
 }
 # Every embedded kernel, every architecture: no local memory, no stack.
 gate "no spills or stack frames in libdlgemm's kernels" 0 --gate-clean "$lib"
-# The SIMT kernels' main loops.  The issue asks for an FFMA fraction of
-# 0.90; the 128x128 tile stands at 0.887-0.897 today (bench/NOTES.md), so
-# the gate holds the line there until the loop gets leaner.
+# The SIMT kernels' main loops, every operand layout (rr, rk, kr, kk): an
+# FFMA fraction of at least 0.90 and 128-bit fragment loads.  The 64x64
+# tile, for small problems, steps k by 8 with 4 x 4 per thread and is not
+# held to it (bench/NOTES.md).
 for arch in sm_80 sm_90; do
   for tile in 128x128 256x128 128x256; do
-    gate "dlg_sgemm_$tile $arch main loop: FFMA >= 0.88, LDS.128" 0 \
-      --gate-loop 0.88 --gate-op LDS.128 --kernel "dlg_sgemm_${tile}_" --arch $arch "$lib"
+    gate "dlg_sgemm_$tile $arch main loop: FFMA >= 0.90, LDS.128" 0 \
+      --gate-loop 0.90 --gate-op LDS.128 --kernel "dlg_sgemm_${tile}_" --arch $arch "$lib"
   done
 done
 # The tensor-core kernels contain the matrix instruction they were written
@@ -47,7 +48,7 @@ fi
 gate "a kernel without the matrix instruction fails the has gate" 1 --gate-has HMMA \
   --kernel probe_dense "$probes"
 gate "a kernel that uses local memory fails the clean gate" 1 --gate-clean --kernel probe_spill "$probes"
-gate "a diluted FFMA loop fails the loop gate" 1 --gate-loop 0.88 --kernel probe_diluted "$probes"
-gate "the dense probe passes every gate" 0 --gate-clean --gate-loop 0.88 --gate-op LDS.128 \
+gate "a diluted FFMA loop fails the loop gate" 1 --gate-loop 0.90 --kernel probe_diluted "$probes"
+gate "the dense probe passes every gate" 0 --gate-clean --gate-loop 0.90 --gate-op LDS.128 \
   --kernel probe_dense "$probes"
 exit $fail

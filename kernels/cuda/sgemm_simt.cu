@@ -25,7 +25,13 @@
  *   What else the loop issues is per tile of BK: the copies of the next
  *   tile, their addresses, one barrier, the stage rotation.  Measured on the
  *   H100 that came to ~85 instructions per tile, so the 128 x 128 tile steps
- *   k by 16 (1024 FFMA per tile) to halve their share.
+ *   k by 16 (1024 FFMA per tile) to halve their share.  What is left of
+ *   them (105-114 per 1024 FFMA: 64 LDS.128, the copies, their 64-bit
+ *   addresses, the barrier and the loop) is cut where it costs no code:
+ *   unrolling the tile loop by the stage count removed the stage rotation
+ *   outright but tripled the loop to 54 KB, and the warps then stalled on
+ *   instruction fetch (ncu: 0.27 "no instruction" stalls per issue against
+ *   0.02) and ran 3% slower (bench/NOTES.md).
  * - Global -> shared copies are asynchronous (cp.async, LDGSTS): no staging
  *   registers, so 64 accumulators + 2 x 16 fragments + addresses fit the 128
  *   registers of __launch_bounds__(256, 2) without spilling (the register-
@@ -69,6 +75,16 @@
 typedef dlg_sgemm_args gemm_args;
 
 template <bool B> struct flag { static constexpr bool value = B; };
+
+/* x, which ptxas cannot hoist: the guarded copies' per-thread values are
+ * loop-invariant, and hoisted to the kernel's entry they stay live through
+ * the main loop (on sm_86/89 that spilled them).  Recomputed where used,
+ * they cost a few instructions in the loop that runs for edge tiles. */
+static __device__ __forceinline__ unsigned in_place(unsigned x)
+{
+  asm volatile("mov.b32 %0, %0;" : "+r"(x));
+  return x;
+}
 
 /* Asynchronous global -> shared copies (LDGSTS, sm_80+): the data goes to
  * shared memory without passing through registers.  copy4_zfill copies
@@ -129,20 +145,28 @@ template <int ROWS, int BK> struct copier<ROWS, BK, true> {
   __device__ __forceinline__ void full(unsigned s, long long ld)
   {
     s += sofs;
+    /* The row groups' addresses as a chain of 64-bit adds of one uniform
+     * stride, in PTX: left to the compiler, the first became a shift of a
+     * copy of the stride into a register (3 instructions, not 2).  The
+     * pointer steps first and the copies reach back by immediate offsets,
+     * so the old value need not be kept (it was, in a copied pair). */
+    ptr += BK;
+    const long long gs = ld * 32 * 4;
+    const float *src = ptr;
 #pragma unroll
     for (int g = 0; g < G; g++) {
-      const float *src = ptr + g * 32 * ld;
 #pragma unroll
-      for (int h = 0; h < H; h++) copy4(s + h * 8 * KSTRIDE + g * 32 * 4, src + h * 8);
+      for (int h = 0; h < H; h++) copy4(s + h * 8 * KSTRIDE + g * 32 * 4, src + h * 8 - BK);
+      if (g + 1 < G) asm("add.s64 %0, %0, %1;" : "+l"(src) : "l"(gs));
     }
-    ptr += BK;
   }
 
   __device__ __forceinline__ void guarded(unsigned s, int klen_left, long long ld, int row0, int rows,
                                           const float *safe)
   {
     /* the thread's k and row, recovered from sofs: registers are dear */
-    const int kk = sofs / KSTRIDE, r = row0 + (int)(sofs % KSTRIDE) / 4;
+    const unsigned o = in_place(sofs);
+    const int kk = o / KSTRIDE, r = row0 + (int)(o % KSTRIDE) / 4;
     s += sofs;
 #pragma unroll
     for (int g = 0; g < G; g++) {
@@ -198,7 +222,8 @@ template <int ROWS, int BK> struct copier<ROWS, BK, false> {
                                           const float *safe)
   {
     if (active()) {
-      const int lim = min(rows - 1 - min(first_row(row0), rows - 1), 3); /* last in-range row */
+      const int row = row0 + (int)(in_place(threadIdx.x) % V) * 4;
+      const int lim = min(rows - 1 - min(row, rows - 1), 3); /* last in-range row */
       s += sofs();
 #pragma unroll
       for (int i = 0; i < NP; i++) {
@@ -285,8 +310,8 @@ static __device__ __forceinline__ void tile_product(const gemm_args &p, int m0, 
   const unsigned sb_ofs = (unsigned)((const char *)&st[0].b[0][0] - (const char *)&st[0]);
   ca.init(A, p.lda, m0, p.m);
   cb.init(B, p.ldb, n0, p.n);
-  auto issue = [&](int j, unsigned s) {
-    if (j < nfull) {
+  auto issue = [&](auto full, int j, unsigned s) {
+    if (decltype(full)::value) {
       ca.full(s, p.lda);
       cb.full(s + sb_ofs, p.ldb);
     } else {
@@ -294,77 +319,83 @@ static __device__ __forceinline__ void tile_product(const gemm_args &p, int m0, 
       cb.guarded(s + sb_ofs, klen - j * BK, p.ldb, n0, p.n, p.b);
     }
   };
-  /* Fill every stage; each tile is one commit group (empty past the end),
-   * so "tile t+1 has landed" is always "at most STAGES-2 groups pending". */
+  /* Fill every stage but the last; tile t then refills the stage tile t-1
+   * read (for t = 0, the last, still empty) with tile t+STAGES-1.  Each
+   * tile is one commit group (empty past the end), so "tile t+1 has
+   * landed" is always "at most STAGES-2 groups pending". */
 #pragma unroll
-  for (int s = 0; s < STAGES; s++) {
-    if (s < ntiles) issue(s, s0 + s * sizeof(stage));
+  for (int s = 0; s < STAGES - 1; s++) {
+    if (s < nfull)
+      issue(flag<true>(), s, s0 + s * sizeof(stage));
+    else if (s < ntiles)
+      issue(flag<false>(), s, s0 + s * sizeof(stage));
     copy_commit();
   }
-  copy_wait<STAGES - 1>();
+  copy_wait<STAGES - 2>();
   __syncthreads();
 
+  /* The stage being read and the one to refill, as byte offsets from stage
+   * 0: the same in every thread, so they live in uniform registers, and
+   * the loads address [sa + offset + immediate].  Rotating them costs a
+   * few uniform instructions per tile; stepping per-thread pointers cost
+   * 13 (bench/NOTES.md). */
+  enum { SZ = sizeof(stage) };
+  unsigned rofs = 0, pofs = (STAGES - 1) * SZ;
   float fa[2][QM * 4], fb[2][QN * 4];
-  int rs = 0; /* the stage being read */
-  const float *sa = &st[0].a[0][tm * 4], *sb = &st[0].b[0][tn * 4];
+  const char *sa = reinterpret_cast<const char *>(&st[0].a[0][tm * 4]);
+  const char *sb = reinterpret_cast<const char *>(&st[0].b[0][tn * 4]);
+  /* fragment q of k step kk of the stage at rofs */
+  auto frag = [&](float *dst, const char *base, int row_stride, int kk, int q) {
+    *reinterpret_cast<float4 *>(dst) =
+        *reinterpret_cast<const float4 *>(base + rofs + (kk * row_stride + q * 64) * 4);
+  };
 #pragma unroll
-  for (int q = 0; q < QM; q++) *reinterpret_cast<float4 *>(&fa[0][q * 4]) = *reinterpret_cast<const float4 *>(sa + q * 64);
+  for (int q = 0; q < QM; q++) frag(&fa[0][q * 4], sa, BM + PAD, 0, q);
 #pragma unroll
-  for (int q = 0; q < QN; q++) *reinterpret_cast<float4 *>(&fb[0][q * 4]) = *reinterpret_cast<const float4 *>(sb + q * 64);
+  for (int q = 0; q < QN; q++) frag(&fb[0][q * 4], sb, BN + PAD, 0, q);
 
   /* One tile of k.  FULL: the refill is known to be a full tile of an
    * interior block, so the guarded copy code is not in this loop at all
-   * (ptxas would otherwise hoist its invariants and spill them). */
+   * (ptxas would otherwise hoist its invariants and spill them), and a
+   * next tile is known to exist.  Otherwise the refill is known not to be
+   * full (t + STAGES - 1 >= nfull past tmain), so the full copy code is
+   * not in the other loop either. */
   auto tile = [&](auto full, int t) {
-    if (t > 0) {
-      /* Refill the stage tile t-1 used (free since the barrier) with tile
-       * t-1+STAGES.  Here, before step 0 loads step 1's fragments, only one
-       * fragment set is live: the copy addresses fit without spilling. */
-      const int j = t - 1 + STAGES;
-      const unsigned s = s0 + (rs == 0 ? STAGES - 1 : rs - 1) * sizeof(stage);
-      if (decltype(full)::value) {
-        ca.full(s, p.lda);
-        cb.full(s + sb_ofs, p.ldb);
-      } else if (j < ntiles) {
-        issue(j, s);
-      }
-      copy_commit();
-    }
+    /* Refill the stage tile t-1 read (free since its barrier) with tile
+     * t+STAGES-1.  Here, before step 0 loads step 1's fragments, only one
+     * fragment set is live: the copy addresses fit without spilling. */
+    const int j = t + STAGES - 1;
+    if (decltype(full)::value || j < ntiles) issue(full, j, s0 + pofs);
+    copy_commit();
 #pragma unroll
     for (int kk = 0; kk < BK; kk++) {
       const int f = kk & 1;
       if (kk + 1 < BK) { /* fragments for kk+1 while kk computes */
 #pragma unroll
-        for (int q = 0; q < QM; q++)
-          *reinterpret_cast<float4 *>(&fa[f ^ 1][q * 4]) = *reinterpret_cast<const float4 *>(sa + (kk + 1) * (BM + PAD) + q * 64);
+        for (int q = 0; q < QM; q++) frag(&fa[f ^ 1][q * 4], sa, BM + PAD, kk + 1, q);
 #pragma unroll
-        for (int q = 0; q < QN; q++)
-          *reinterpret_cast<float4 *>(&fb[f ^ 1][q * 4]) = *reinterpret_cast<const float4 *>(sb + (kk + 1) * (BN + PAD) + q * 64);
-      } else if (t + 1 < ntiles) {
+        for (int q = 0; q < QN; q++) frag(&fb[f ^ 1][q * 4], sb, BN + PAD, kk + 1, q);
+      } else {
         /* maxas's place for the one barrier per tile: this step's fragments
          * are in registers, so wait for tile t+1, synchronise (after which
          * nobody reads tile t's stage), and fetch tile t+1's first fragments
          * before this step's FFMAs, which then hide the latency of those
-         * loads. */
+         * loads.  After the last tile this reads a stage nobody uses: a
+         * test here made ptxas spill around it. */
         copy_wait<STAGES - 2>();
         __syncthreads();
-        /* Step the read pointers to the next stage rather than recompute
-         * them from tm and tn: that would keep two more registers live. */
-        const int step = rs + 1 == STAGES ? 1 - STAGES : 1;
-        rs += step;
-        sa += step * (int)(sizeof(stage) / sizeof(float));
-        sb += step * (int)(sizeof(stage) / sizeof(float));
+        pofs = rofs;
+        rofs = rofs == (STAGES - 1) * SZ ? 0 : rofs + SZ;
 #pragma unroll
-        for (int q = 0; q < QM; q++)
-          *reinterpret_cast<float4 *>(&fa[f ^ 1][q * 4]) = *reinterpret_cast<const float4 *>(sa + q * 64);
+        for (int q = 0; q < QM; q++) frag(&fa[f ^ 1][q * 4], sa, BM + PAD, 0, q);
 #pragma unroll
-        for (int q = 0; q < QN; q++)
-          *reinterpret_cast<float4 *>(&fb[f ^ 1][q * 4]) = *reinterpret_cast<const float4 *>(sb + q * 64);
+        for (int q = 0; q < QN; q++) frag(&fb[f ^ 1][q * 4], sb, BN + PAD, 0, q);
       }
       ffma_block<ORDER, QM * 4, QN * 4>(acc, fa[f], fb[f]);
     }
   };
-  /* Tiles whose refill (tile t-1+STAGES) is full, then the rest. */
+  /* Tiles whose refill (tile t+STAGES-1) is full, then the rest.  tmain <=
+   * ntiles - STAGES + 1, so every full tile has a successor. */
   const int tmain = min(ntiles, max(0, nfull - STAGES + 1));
   int t = 0;
   for (; t < tmain; t++) tile(flag<true>(), t);
