@@ -189,7 +189,10 @@ template <int ROWS, int BK> struct copier<ROWS, BK, false> {
   const float *ptr; /* this thread's 4 rows (clamped to the last) at its k */
 
   static __device__ __forceinline__ bool active() { return V * BK >= THREADS || threadIdx.x < V * BK; }
-  static __device__ __forceinline__ int first_row(int row0) { return row0 + (int)(threadIdx.x % V) * 4; }
+  static __device__ __forceinline__ int first_row(int row0, unsigned tid = threadIdx.x)
+  {
+    return row0 + (int)(tid % V) * 4;
+  }
   static __device__ __forceinline__ unsigned sofs()
   {
     return ((threadIdx.x / V) * (ROWS + PAD) + (threadIdx.x % V) * 4) * 4;
@@ -222,7 +225,7 @@ template <int ROWS, int BK> struct copier<ROWS, BK, false> {
                                           const float *safe)
   {
     if (active()) {
-      const int row = row0 + (int)(in_place(threadIdx.x) % V) * 4;
+      const int row = first_row(row0, in_place(threadIdx.x));
       const int lim = min(rows - 1 - min(row, rows - 1), 3); /* last in-range row */
       s += sofs();
 #pragma unroll
@@ -356,10 +359,9 @@ static __device__ __forceinline__ void tile_product(const gemm_args &p, int m0, 
 
   /* One tile of k.  FULL: the refill is known to be a full tile of an
    * interior block, so the guarded copy code is not in this loop at all
-   * (ptxas would otherwise hoist its invariants and spill them), and a
-   * next tile is known to exist.  Otherwise the refill is known not to be
-   * full (t + STAGES - 1 >= nfull past tmain), so the full copy code is
-   * not in the other loop either. */
+   * (ptxas would otherwise hoist its invariants and spill them).  Otherwise
+   * the refill is known not to be full (t + STAGES - 1 >= nfull past
+   * tmain), so the full copy code is not in the other loop either. */
   auto tile = [&](auto full, int t) {
     /* Refill the stage tile t-1 read (free since its barrier) with tile
      * t+STAGES-1.  Here, before step 0 loads step 1's fragments, only one
@@ -394,8 +396,7 @@ static __device__ __forceinline__ void tile_product(const gemm_args &p, int m0, 
       ffma_block<ORDER, QM * 4, QN * 4>(acc, fa[f], fb[f]);
     }
   };
-  /* Tiles whose refill (tile t+STAGES-1) is full, then the rest.  tmain <=
-   * ntiles - STAGES + 1, so every full tile has a successor. */
+  /* Tiles whose refill (tile t+STAGES-1) is full, then the rest. */
   const int tmain = min(ntiles, max(0, nfull - STAGES + 1));
   int t = 0;
   for (; t < tmain; t++) tile(flag<true>(), t);
