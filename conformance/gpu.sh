@@ -50,12 +50,18 @@ want netlib && step netlib_gpu_xblat3s_3xtf32 env DLGEMM_FORCE=gpu DLGEMM_FP32_M
 if want netlib; then
   step differential_gpu_300 env DLGEMM_FORCE=gpu $build/conformance/test_differential 300
   tail -1 "$out/differential_gpu_300.log"
+  # stream-K (its in-kernel sums of split tiles) on every single product
+  step differential_gpu_300_streamk env DLGEMM_FORCE=gpu DLGEMM_SGEMM_STREAMK=on \
+    $build/conformance/test_differential 300
+  tail -1 "$out/differential_gpu_300_streamk.log"
 fi
 
 want sanitizer && for tool in memcheck racecheck; do
-  step "sanitizer_$tool" compute-sanitizer --tool $tool --error-exitcode 9 \
-    $build/conformance/test_cuda 12
-  grep -E "ERROR SUMMARY|passed" "$out/sanitizer_$tool.log"
+  for streamk in auto on; do
+    step "sanitizer_${tool}_streamk_$streamk" env DLGEMM_SGEMM_STREAMK=$streamk compute-sanitizer \
+      --tool $tool --error-exitcode 9 $build/conformance/test_cuda 12
+    grep -E "ERROR SUMMARY|RACECHECK SUMMARY|passed" "$out/sanitizer_${tool}_streamk_$streamk.log"
+  done
 done
 want sanitizer && step sanitizer_memcheck_host env DLGEMM_FORCE=gpu compute-sanitizer --tool memcheck \
   --error-exitcode 9 $build/conformance/test_differential 12

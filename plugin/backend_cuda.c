@@ -26,7 +26,7 @@ static dlg_device_once devices_once = DLG_DEVICE_ONCE_INIT;
 const dlg_sgemm_tile dlg_sgemm_tiles[DLG_TILES] = {DLG_SGEMM_TILE_LIST(DLG_TILE_ROW)};
 #undef DLG_TILE_ROW
 
-/* The tile's kernels (dlg_sgemm_<BM>x<BN>_<ab>, see sgemm_simt.cu), allowed
+/* The tile's kernels (dlg_sgemm[_streamk]_<BM>x<BN>_<ab>, see sgemm_simt.cu), allowed
  * their dynamic shared memory, and how many of their blocks an SM holds. */
 static CUresult load_tile(const dlg_cuda_api *cu, dlg_cuda_device *dev, int t)
 {
@@ -40,6 +40,13 @@ static CUresult load_tile(const dlg_cuda_api *cu, dlg_cuda_device *dev, int t)
     r = cu->ModuleGetFunction(&dev->sgemm[t][v], dev->module, name);
     if (!r)
       r = cu->FuncSetAttribute(dev->sgemm[t][v], CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                               dlg_sgemm_tiles[t].smem);
+    snprintf(name, sizeof name, "dlg_sgemm_streamk_%dx%d_%s", dlg_sgemm_tiles[t].bm,
+             dlg_sgemm_tiles[t].bn, variant[v]);
+    if (!r) r = cu->ModuleGetFunction(&dev->sgemm_streamk[t][v], dev->module, name);
+    if (!r)
+      r = cu->FuncSetAttribute(dev->sgemm_streamk[t][v],
+                               CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                                dlg_sgemm_tiles[t].smem);
   }
   if (!r)
@@ -151,7 +158,6 @@ static int setup(dlg_cuda_device *dev, int ordinal, char *why, size_t len)
   r = cu->ModuleLoadData(&dev->module, dlg_cuda_fatbin);
   for (t = 0; !r && t < DLG_TILES; t++) r = load_tile(cu, dev, t);
   if (!r) r = cu->ModuleGetFunction(&dev->splitk_reduce, dev->module, "dlg_sgemm_splitk_reduce");
-  if (!r) r = cu->ModuleGetFunction(&dev->streamk_fixup, dev->module, "dlg_sgemm_streamk_fixup");
   if (!r) r = cu->ModuleGetFunction(&dev->sgpr, dev->module, "dlg_sgemm_sgpr_64x128");
   if (!r) r = cu->ModuleGetFunction(&dev->sgpr_edge, dev->module, "dlg_sgemm_sgpr_64x128_edge");
   for (t = 0; !r && t < 4; t++) {

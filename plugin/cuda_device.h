@@ -40,8 +40,9 @@ typedef struct dlg_cuda_device {
   CUcontext ctx;     /* the primary context: the one the runtime API uses too */
   CUmodule module;
   CUfunction sgemm[DLG_TILES][4]; /* [tile][a_kc * 2 + b_kc] */
+  CUfunction sgemm_streamk[DLG_TILES][4];
   int blocks_per_sm[DLG_TILES];   /* occupancy of each tile's kernels */
-  CUfunction splitk_reduce, streamk_fixup;
+  CUfunction splitk_reduce;
   CUfunction sgpr, sgpr_edge; /* sgemm_sgpr.cu: full 64-row blocks, and any */
   CUfunction dgemm[4];        /* dgemm_dmma.cu, [a_kc * 2 + b_kc] */
   /* hgemm_mma.cu, [DLG_TC_* kind][a_kc * 2 + b_kc]; TF32 has kk only */

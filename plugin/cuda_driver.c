@@ -34,6 +34,7 @@ static void load(void)
       {"cuMemPoolCreate", offsetof(dlg_cuda_api, MemPoolCreate)},
       {"cuMemPoolSetAttribute", offsetof(dlg_cuda_api, MemPoolSetAttribute)},
       {"cuMemAllocFromPoolAsync", offsetof(dlg_cuda_api, MemAllocFromPoolAsync)},
+      {"cuMemsetD32Async", offsetof(dlg_cuda_api, MemsetD32Async)},
       {"cuOccupancyMaxActiveBlocksPerMultiprocessor",
        offsetof(dlg_cuda_api, OccupancyMaxActiveBlocksPerMultiprocessor)},
       {"cuMemcpy2DAsync_v2", offsetof(dlg_cuda_api, Memcpy2DAsync)},

@@ -29,6 +29,7 @@ typedef struct dlg_cuda_api {
   CUresult (*MemPoolCreate)(CUmemoryPool *, const CUmemPoolProps *);
   CUresult (*MemPoolSetAttribute)(CUmemoryPool, CUmemPool_attribute, void *);
   CUresult (*MemAllocFromPoolAsync)(CUdeviceptr *, size_t, CUmemoryPool, CUstream);
+  CUresult (*MemsetD32Async)(CUdeviceptr, unsigned, size_t, CUstream);
   CUresult (*OccupancyMaxActiveBlocksPerMultiprocessor)(int *, CUfunction, int, size_t);
   CUresult (*Memcpy2DAsync)(const CUDA_MEMCPY2D *, CUstream);
   CUresult (*StreamCreate)(CUstream *, unsigned);

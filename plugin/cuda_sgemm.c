@@ -61,8 +61,8 @@ static long long streamk_dp_tiles(long long tiles, long long slots)
 
 /* Stream-K's cost: the data-parallel waves, then the remaining tiles'
  * FMAs evenly over every slot, with a pipeline fill for each block's (about
- * two) segments, the split tiles' parts - two workspace tiles per block,
- * written and read once - and a second launch for the fixup. */
+ * two) segments, and the split tiles' parts - two workspace tiles per
+ * block, written and read once - which the blocks add up as they finish. */
 static double streamk_cost(const dlg_cuda_device *dev, int t, double m, double n, double k)
 {
   const double bm = dlg_sgemm_tiles[t].bm, bn = dlg_sgemm_tiles[t].bn;
@@ -72,21 +72,26 @@ static double streamk_cost(const dlg_cuda_device *dev, int t, double m, double n
   const double dp = (double)streamk_dp_tiles((long long)tiles, (long long)slots);
   const double wave = occ * bm * bn * kpad / (128 * tile_efficiency[t]);
   return dp / slots * (wave + WAVE_CYCLES) + (tiles - dp) / slots * wave + 2 * WAVE_CYCLES +
-         LAUNCH_CYCLES + slots * bm * bn * 4 * 3 / BYTES_PER_CYCLE;
+         slots * bm * bn * 4 * 3 / BYTES_PER_CYCLE;
 }
 
 /* Stream-K's blocks for tile t, or 0 where it does not apply: one matrix,
- * at least a wave of tiles (fewer are the skinny shapes, for which split-K
- * is the better answer), and at least two units of BK-deep work per block
- * (so every block's range is non-empty, which the fixup relies on). */
+ * at least two units of BK-deep work per block (so every block's range is
+ * non-empty, which the part counts rely on), and fewer than 2^31 units in
+ * all (the kernel numbers them in 32 bits).  By choice (the cost model's
+ * regime) also at least a wave of tiles: fewer are the skinny shapes, for
+ * which split-K is the better answer.  Forced (tests), stream-K takes any
+ * shape, with fewer blocks where the units are few. */
 static int streamk_blocks(const dlg_cuda_device *dev, int t, const dlg_gemm *g, int64_t m,
-                          int64_t n, int k)
+                          int64_t n, int k, int forced)
 {
   const long long slots = (long long)dev->sms * dev->blocks_per_sm[t];
   const long long tiles = ((m + dlg_sgemm_tiles[t].bm - 1) / dlg_sgemm_tiles[t].bm) *
                           ((n + dlg_sgemm_tiles[t].bn - 1) / dlg_sgemm_tiles[t].bn);
   const long long iters = (k + dlg_sgemm_tiles[t].bk - 1) / dlg_sgemm_tiles[t].bk;
-  return g->batch == 1 && slots >= 2 && tiles >= slots && iters >= 2 ? (int)slots : 0;
+  const long long units = tiles * iters;
+  if (g->batch != 1 || iters < 2 || units >= INT32_MAX || (!forced && tiles < slots)) return 0;
+  return (int)(units / 2 < slots ? units / 2 : slots);
 }
 
 /* The tile DLGEMM_SGEMM_TILE pins, or -1 (none, or no such kernel). */
@@ -130,7 +135,7 @@ static void route_pick_kernel(const dlg_cuda_device *dev, const dlg_gemm *g, pla
    * DLGEMM_SGEMM_STREAMK=on takes stream-K wherever it applies (tests). */
   pl->tile = DLG_TILE_128x128, splits = 1, pl->streamk = 0;
   for (t = 0; t < DLG_TILES; t++) {
-    const int sk = cfg->streamk ? streamk_blocks(dev, t, g, m, n, a->k) : 0;
+    const int sk = cfg->streamk ? streamk_blocks(dev, t, g, m, n, a->k, cfg->streamk == 1) : 0;
     int s;
     if (pin >= 0 && t != pin) continue;
     for (s = 1; s <= 64 && (s == 1 || a->k / s >= 256); s *= 2) {
@@ -191,32 +196,32 @@ static CUresult launch_sgpr(const dlg_cuda_api *cu, const dlg_cuda_device *dev, 
 }
 
 /* Stream-K: one launch of the data-parallel blocks (a whole tile each) and,
- * behind them, pl->streamk blocks over the remaining tiles' k-units with
- * their parts in a pooled workspace of two tiles per block (one launch, so
- * no wave drains between the two); then the fixup. */
+ * behind them, pl->streamk blocks over the remaining tiles' k-units (one
+ * launch, so no wave drains between the two), with their parts in a pooled
+ * workspace of two tiles per block and, behind it, one zeroed counter per
+ * stream-K tile. */
 static CUresult launch_streamk(const dlg_cuda_api *cu, const dlg_cuda_device *dev,
                                const plan *pl, CUstream stream)
 {
   const dlg_sgemm_tile *tile = &dlg_sgemm_tiles[pl->tile];
   dlg_sgemm_args a = pl->args;
   void *params[] = {&a};
-  int bm = tile->bm, bn = tile->bn;
-  void *fixup[] = {&a, &bm, &bn};
+  const int bm = tile->bm, bn = tile->bn;
   const long long tiles = (long long)((a.m + bm - 1) / bm) * ((a.n + bn - 1) / bn);
   const long long dp = streamk_dp_tiles(tiles, pl->streamk);
   CUdeviceptr work = 0;
   CUresult r = CUDA_SUCCESS;
   a.sk_iters = (a.k + tile->bk - 1) / tile->bk;
   a.sk_ctas = pl->streamk, a.sk_dp = (int)dp, a.sk_units = (tiles - dp) * a.sk_iters;
-  if ((r = cu->MemAllocFromPoolAsync(&work, (size_t)a.sk_ctas * 2 * bm * bn * 4, dev->pool,
-                                     stream)))
+  const size_t parts = (size_t)a.sk_ctas * 2 * bm * bn * 4;
+  if ((r = cu->MemAllocFromPoolAsync(&work, parts + (size_t)(tiles - dp) * 4, dev->pool, stream)))
     return r;
   a.sk_work = (float *)(uintptr_t)work;
-  r = cu->LaunchKernel(dev->sgemm[pl->tile][pl->variant], (unsigned)(dp + a.sk_ctas), 1, 1,
-                       DLG_SGEMM_THREADS, 1, 1, (unsigned)tile->smem, stream, params, NULL);
+  a.sk_count = (int *)(uintptr_t)(work + parts);
+  r = cu->MemsetD32Async(work + parts, 0, (size_t)(tiles - dp), stream);
   if (!r)
-    r = cu->LaunchKernel(dev->streamk_fixup, (unsigned)(a.sk_ctas - 1), 1, 1, 256, 1, 1, 0,
-                         stream, fixup, NULL);
+    r = cu->LaunchKernel(dev->sgemm_streamk[pl->tile][pl->variant], (unsigned)(dp + a.sk_ctas),
+                         1, 1, DLG_SGEMM_THREADS, 1, 1, (unsigned)tile->smem, stream, params, NULL);
   cu->MemFreeAsync(work, stream);
   return r;
 }

@@ -16,14 +16,16 @@ typedef struct dlg_sgemm_args {
   long long sa, sb, sc;      /* batch strides (elements); 0 broadcasts */
   int splits, kchunk;        /* split-K: blockIdx.z = batch * splits + split */
   int vec_a, vec_b, vec_c;   /* 16-byte accesses are legal for this operand */
-  /* Stream-K (sk_ctas > 0; one matrix, no split-K): the first sk_dp blocks
+  /* Stream-K (dlg_sgemm_streamk_*; one matrix, no split-K): the first sk_dp blocks
    * take tiles 0..sk_dp-1 whole; the next sk_ctas share sk_units = (tiles -
    * sk_dp) * sk_iters units of BK-deep work of the tiles from sk_dp on
-   * evenly; partial tiles go to sk_work, two tiles per block, summed by the
-   * fixup kernel. */
+   * evenly; partial tiles go to sk_work, two tiles per block, and are
+   * summed by whichever block brings the tile's sk_count (zeroed before the
+   * launch, one per stream-K tile) to its number of parts. */
   int sk_ctas, sk_iters, sk_dp;
   long long sk_units;
   float *sk_work;
+  int *sk_count;
 } dlg_sgemm_args;
 
 #define DLG_SGEMM_THREADS 256

@@ -60,10 +60,10 @@
  * reduce kernel then adds the splits in a fixed order (deterministic) and
  * applies beta.
  *
- * Stream-K (p.sk_ctas > 0): the same kernel, with blockIdx.x enumerating
- * whole tiles for the data-parallel waves and then equal shares of the last
- * waves' k-work (gemm_streamk); dlg_sgemm_streamk_fixup adds the shares of
- * the tiles they split, in block order.
+ * Stream-K (the dlg_sgemm_streamk_* kernels): the same tile product, with blockIdx.x
+ * enumerating whole tiles for the data-parallel waves and then equal shares of the last
+ * waves' k-work (gemm_streamk); the block that finishes a split tile's last
+ * share adds the shares up, in block order.
  */
 #include <stdint.h>
 
@@ -85,6 +85,7 @@ static __device__ __forceinline__ unsigned in_place(unsigned x)
   asm volatile("mov.b32 %0, %0;" : "+r"(x));
   return x;
 }
+
 
 /* Asynchronous global -> shared copies (LDGSTS, sm_80+): the data goes to
  * shared memory without passing through registers.  copy4_zfill copies
@@ -454,87 +455,148 @@ static __device__ __forceinline__ void gemm_tile(const gemm_args &p)
   tile_product<BM, BN, BK, STAGES, ORDER, A_KC, B_KC>(p, m0, n0, A, B, klen, o);
 }
 
+/* Stream-K's block that holds unit u: block c's units are [U*c/P,
+ * U*(c+1)/P), so it is the last c with U*c/P <= u, ceil((u+1)*P/U) - 1. */
+static __device__ __forceinline__ long long streamk_block_of(const gemm_args &p, long long u)
+{
+  return ((u + 1) * p.sk_ctas + p.sk_units - 1) / p.sk_units - 1;
+}
+
+/* A split tile, once all its parts are in the workspace: the sum of the
+ * parts in block order (so the result does not depend on who finished
+ * last) - the first block's, in slot `slot0` of its pair (0 if the tile is
+ * its first segment, else 1), then slot 0 of the `more` blocks after it -
+ * plus beta * C, into C.  The whole block, four rows of one column per
+ * access; the parts are read past L1, which may hold older lines of the
+ * workspace.  Not inlined: inlined, its registers made ptxas spill the
+ * main loop (sm_80 and sm_90). */
+template <int BM, int BN>
+static __device__ __noinline__ void streamk_sum_tile(float *c, long long ldc, int m, int n,
+                                                     float beta, int vec_c, const float4 *pair,
+                                                     int slot0, int more, int m0, int n0)
+{
+  enum { T4 = BM * BN / 4 }; /* float4s in a tile */
+#pragma unroll 1
+  for (int e = threadIdx.x; e < T4; e += THREADS) {
+    const int row = m0 + (e * 4) % BM, col = n0 + (e * 4) / BM;
+    if (row >= m || col >= n) continue;
+    float4 s = __ldcg(pair + slot0 * T4 + e);
+    for (int q = 1; q <= more; q++) {
+      const float4 v = __ldcg(pair + q * 2LL * T4 + e);
+      s.x += v.x, s.y += v.y, s.z += v.z, s.w += v.w;
+    }
+    float *cp = c + (long long)col * ldc + row;
+    const float r[4] = {s.x, s.y, s.z, s.w};
+    if (vec_c && row + 3 < m) {
+      float4 o = make_float4(r[0], r[1], r[2], r[3]);
+      if (beta != 0.f) {
+        const float4 old = *reinterpret_cast<const float4 *>(cp);
+        o = make_float4(fmaf(beta, old.x, r[0]), fmaf(beta, old.y, r[1]), fmaf(beta, old.z, r[2]),
+                        fmaf(beta, old.w, r[3]));
+      }
+      *reinterpret_cast<float4 *>(cp) = o;
+    } else {
+#pragma unroll
+      for (int i = 0; i < 4; i++)
+        if (row + i < m) cp[i] = beta != 0.f ? fmaf(beta, cp[i], r[i]) : r[i];
+    }
+  }
+}
+
 /* Stream-K: the first sk_dp blocks take one whole tile each (tiles in
  * column order); then block c of the sk_ctas takes units [U*c/P,
  * U*(c+1)/P) of the remaining tiles' U = tiles * sk_iters units (k
  * innermost), so the last waves are evenly full.  A tile a block covers
  * whole is written to C; a part of a tile goes to the block's workspace
  * slot 0 if it is the block's first segment, else slot 1 (a block's range
- * cuts at most two tiles), and dlg_sgemm_streamk_fixup adds the parts. */
+ * cuts at most two tiles).  Then the block counts itself in at the tile's
+ * counter, and the block that brings it to the number of parts adds them
+ * up (streamk_sum_tile).  Nobody waits for anybody, so no order of block
+ * scheduling can deadlock, and the sums are done while other blocks still
+ * compute: a separate fixup launch after the grid cost 68 us at 4096^3,
+ * more than stream-K gained (bench/NOTES.md).
+ *
+ * Units are numbered over the whole matrix, the data-parallel tiles' too
+ * (the host keeps tiles * sk_iters below 2^31), so the loop carries three
+ * 32-bit values: the unit, the range's end and whether the first segment
+ * is done.  At 128 registers, 64-bit units and the block index kept live
+ * spilled the main loop on sm_80. */
 template <int BM, int BN, int BK, int STAGES, int ORDER, bool A_KC, bool B_KC>
 static __device__ __forceinline__ void gemm_streamk(const gemm_args &p)
 {
   const int tiles_m = (p.m + BM - 1) / BM, iters = p.sk_iters;
-  const bool whole = (int)blockIdx.x < p.sk_dp; /* the data-parallel blocks, launched first */
-  const long long c = whole ? 0 : blockIdx.x - p.sk_dp;
-  const int tile0 = whole ? blockIdx.x : p.sk_dp;
-  long long u = whole ? 0 : p.sk_units * c / p.sk_ctas;
-  const long long u1 = whole ? iters : p.sk_units * (c + 1) / p.sk_ctas;
-  for (int slot = 0; u < u1; slot = 1) {
-    const int t = tile0 + (int)(u / iters), i0 = (int)(u % iters);
-    const int i1 = (int)min((long long)iters, i0 + (u1 - u));
+  const int dp = p.sk_dp, c = (int)blockIdx.x - dp; /* c < 0: a data-parallel block */
+  const int v0 = c < 0 ? blockIdx.x * iters : dp * iters + (int)(p.sk_units * c / p.sk_ctas);
+  const int vend = c < 0 ? v0 + iters : dp * iters + (int)(p.sk_units * (c + 1) / p.sk_ctas);
+  for (int v = v0, later = 0; v < vend; later = 1) {
+    const int t = v / iters, i0 = v % iters, i1 = min(iters, i0 + (vend - v));
     const int m0 = (t % tiles_m) * BM, n0 = (t / tiles_m) * BN;
     const int kbeg = i0 * BK, klen = min(i1 * BK, p.k) - kbeg;
+    const bool part = !(i0 == 0 && i1 == iters);
     tile_out o;
-    if (i0 == 0 && i1 == iters)
+    if (!part)
       o = {p.c, p.ldc, p.m, p.n, p.beta, p.vec_c};
-    else /* the dense tile, addressed as if it were C */
-      o = {p.sk_work + (c * 2 + slot) * BM * BN - m0 - (long long)n0 * BM, BM, m0 + BM, n0 + BN,
-           0.f, 1};
-    if (slot) __syncthreads(); /* the last segment's stages are read out */
-    tile_product<BM, BN, BK, STAGES, ORDER, A_KC, B_KC>(
-        p, m0, n0, p.a + (A_KC ? kbeg : kbeg * p.lda), p.b + (B_KC ? kbeg : kbeg * p.ldb), klen, o);
-    u += i1 - i0;
+    else /* the dense tile, addressed as if it were C; slot 1 past the first segment */
+      o = {p.sk_work + (((int)blockIdx.x - dp) * 2LL + later) * BM * BN - m0 - (long long)n0 * BM,
+           BM, m0 + BM, n0 + BN, 0.f, 1};
+    if (later) __syncthreads(); /* the last segment's stages are read out */
+    tile_product<BM, BN, BK, STAGES, ORDER, A_KC, B_KC>(p, m0, n0, p.a + (A_KC ? kbeg : kbeg * p.lda),
+                                                        p.b + (B_KC ? kbeg : kbeg * p.ldb), klen, o);
+    /* The segment once more, from v through an opaque move: kept from
+     * before, its values stay live through the main loop. */
+    const int w = (int)in_place((unsigned)v), wi0 = w % iters, wi1 = min(iters, wi0 + (vend - w));
+    if (wi0 != 0 || wi1 != iters) {
+      const int wt = w / iters;
+      const long long u0 = (long long)(wt - dp) * iters; /* the tile's first stream-K unit */
+      const long long first = streamk_block_of(p, u0), last = streamk_block_of(p, u0 + iters - 1);
+      /* Release: every thread's part is visible device-wide before the
+       * count; the adder's second fence is the acquire. */
+      __threadfence();
+      if (__syncthreads_or(threadIdx.x == 0 &&
+                           atomicAdd(&p.sk_count[wt - dp], 1) == (int)(last - first))) {
+        __threadfence();
+        streamk_sum_tile<BM, BN>(p.c, p.ldc, p.m, p.n, p.beta, p.vec_c,
+                                 reinterpret_cast<const float4 *>(p.sk_work + first * 2 * BM * BN),
+                                 p.sk_units * first / p.sk_ctas == u0 ? 0 : 1, (int)(last - first),
+                                 (wt % tiles_m) * BM, (wt / tiles_m) * BN);
+      }
+    }
+    v = w + (wi1 - wi0);
   }
 }
 
-#define DLG_SGEMM_KERNEL(NAME, BM, BN, BK, STAGES, MINB, ORDER, AKC, BKC)      \
-  extern "C" __global__ void __launch_bounds__(THREADS, MINB) NAME(gemm_args p) \
-  {                                                                              \
-    if (p.sk_ctas)                                                               \
-      gemm_streamk<BM, BN, BK, STAGES, ORDER, AKC, BKC>(p);                      \
-    else                                                                         \
-      gemm_tile<BM, BN, BK, STAGES, ORDER, AKC, BKC>(p);                         \
+/* The data-parallel and the stream-K kernel of a tile and layout are two
+ * kernels, not one with a branch: ptxas allocates registers, uniform ones
+ * included, over the whole kernel, and with both paths in one the
+ * data-parallel main loop lost its uniform stage offsets to the stream-K
+ * path (4 instructions more per tile, bench/NOTES.md v7). */
+#define DLG_SGEMM_KERNEL(NAME, SKNAME, BM, BN, BK, STAGES, MINB, ORDER, AKC, BKC)          \
+  extern "C" __global__ void __launch_bounds__(THREADS, MINB) NAME(gemm_args p)             \
+  {                                                                                          \
+    gemm_tile<BM, BN, BK, STAGES, ORDER, AKC, BKC>(p);                                       \
+  }                                                                                          \
+  extern "C" __global__ void __launch_bounds__(THREADS, MINB) SKNAME(gemm_args p)           \
+  {                                                                                          \
+    gemm_streamk<BM, BN, BK, STAGES, ORDER, AKC, BKC>(p);                                    \
   }
-/* Names: dlg_sgemm_<BM>x<BN>_<a><b>, a/b = 'k' when that operand is
- * k-contiguous, 'r' when its m / n dimension is (plugin/backend_cuda.c
+/* Names: dlg_sgemm[_streamk]_<BM>x<BN>_<a><b>, a/b = 'k' when that operand
+ * is k-contiguous, 'r' when its m / n dimension is (plugin/backend_cuda.c
  * builds them from DLG_SGEMM_TILE_LIST).  MINB blocks per SM bound the
  * registers: 2 for 8 x 8 per thread (128 registers), 1 for 8 x 16 (255).
  * Shared memory is dynamic (the host sets each kernel's size from the
  * list): the 128 x 128 tile's three 16-deep stages need more than the 48 KB
  * a static array may have. */
-#define DLG_SGEMM_TILE(id, BM, BN, BK, STAGES, MINB, ORDER)                                          \
-  DLG_SGEMM_KERNEL(dlg_sgemm_##BM##x##BN##_rr, BM, BN, BK, STAGES, MINB, ORDER, false, false) \
-  DLG_SGEMM_KERNEL(dlg_sgemm_##BM##x##BN##_rk, BM, BN, BK, STAGES, MINB, ORDER, false, true)  \
-  DLG_SGEMM_KERNEL(dlg_sgemm_##BM##x##BN##_kr, BM, BN, BK, STAGES, MINB, ORDER, true, false)  \
-  DLG_SGEMM_KERNEL(dlg_sgemm_##BM##x##BN##_kk, BM, BN, BK, STAGES, MINB, ORDER, true, true)
+#define DLG_SGEMM_TILE(id, BM, BN, BK, STAGES, MINB, ORDER)                                 \
+  DLG_SGEMM_KERNEL(dlg_sgemm_##BM##x##BN##_rr, dlg_sgemm_streamk_##BM##x##BN##_rr, BM, BN, BK, \
+                   STAGES, MINB, ORDER, false, false)                                         \
+  DLG_SGEMM_KERNEL(dlg_sgemm_##BM##x##BN##_rk, dlg_sgemm_streamk_##BM##x##BN##_rk, BM, BN, BK, \
+                   STAGES, MINB, ORDER, false, true)                                          \
+  DLG_SGEMM_KERNEL(dlg_sgemm_##BM##x##BN##_kr, dlg_sgemm_streamk_##BM##x##BN##_kr, BM, BN, BK, \
+                   STAGES, MINB, ORDER, true, false)                                          \
+  DLG_SGEMM_KERNEL(dlg_sgemm_##BM##x##BN##_kk, dlg_sgemm_streamk_##BM##x##BN##_kk, BM, BN, BK, \
+                   STAGES, MINB, ORDER, true, true)
 
 DLG_SGEMM_TILE_LIST(DLG_SGEMM_TILE)
-
-/* Stream-K's partial tiles: block c - 1 of the fixup grid looks at the
- * boundary between stream-K blocks c - 1 and c; when it falls inside a tile
- * and no lower boundary does, it adds that tile's parts in block order
- * (deterministic) - block c - 1's (its first segment if it starts the tile,
- * else its last), then the first segments of c and of every later block
- * that starts inside the tile - and applies beta. */
-extern "C" __global__ void dlg_sgemm_streamk_fixup(const dlg_sgemm_args p, int bm, int bn)
-{
-  const long long U = p.sk_units, P = p.sk_ctas, I = p.sk_iters, c = blockIdx.x + 1;
-  const long long bc = U * c / P, bprev = U * (c - 1) / P, t = p.sk_dp + bc / I;
-  const int tiles_m = (p.m + bm - 1) / bm, m0 = (int)(t % tiles_m) * bm, n0 = (int)(t / tiles_m) * bn;
-  const long long tile = (long long)bm * bn;
-  const long long t0 = (bc / I) * I; /* the tile's first unit */
-  if (bc % I == 0 || bprev > t0) return;
-  const float *first = p.sk_work + ((c - 1) * 2 + (bprev == t0 ? 0 : 1)) * tile;
-  for (int e = threadIdx.x; e < bm * bn; e += blockDim.x) {
-    const int row = m0 + e % bm, col = n0 + e / bm;
-    if (row >= p.m || col >= p.n) continue;
-    float s = first[e];
-    for (long long q = c; q < P && U * q / P < t0 + I; q++) s += p.sk_work[q * 2 * tile + e];
-    float *cp = p.c + (long long)col * p.ldc + row;
-    *cp = p.beta != 0.f ? fmaf(p.beta, *cp, s) : s;
-  }
-}
 
 /* Sum the split-K partials of each (batch, i, j) in split order, then beta*C. */
 extern "C" __global__ void dlg_sgemm_splitk_reduce(const float *work, float *c, int m, int n,
