@@ -47,7 +47,7 @@ for arch in sm_80 sm_90; do
   fi
 done
 if "$tool" --kernel dlg_hgemm_wgmma --arch sm_90a "$lib" >/dev/null 2>&1; then
-  gate "dlg_hgemm_wgmma* sm_90a (128- and 256-wide, every type): HGMMA" 0 --gate-has HGMMA \
+  gate "dlg_hgemm_wgmma* sm_90a (128-, 192- and 256-wide, every type): HGMMA" 0 --gate-has HGMMA \
     --kernel dlg_hgemm_wgmma --arch sm_90a "$lib"
 fi
 # The gates bite.

@@ -194,6 +194,7 @@ START_TEST(bad_environment_is_reported_and_ignored)
   setenv("DLGEMM_SGEMM_TILE", "128x", 1);
   setenv("DLGEMM_FP32_MODE", "sloppy", 1);
   setenv("DLGEMM_SGEMM_STREAMK", "sideways", 1);
+  setenv("DLGEMM_WGMMA_WIDTH", "96", 1);
   reload_capturing(err, sizeof err);
   cfg = dlg_config_get();
   ck_assert_int_eq(cfg->force, DLG_FORCE_AUTO);
@@ -209,6 +210,8 @@ START_TEST(bad_environment_is_reported_and_ignored)
   ck_assert(strstr(err, "ignoring DLGEMM_SGEMM_STREAMK='sideways'"));
   ck_assert_int_eq(cfg->fp32_mode, DLGEMM_PRECISION_STRICT);
   ck_assert_int_eq(cfg->streamk, -1);
+  ck_assert(strstr(err, "ignoring DLGEMM_WGMMA_WIDTH='96' (expected auto, 256, 128 or 192)"));
+  ck_assert_int_eq(cfg->wgmma_width, 0);
   setenv("DLGEMM_FORCE", "GPU", 1);
   setenv("DLGEMM_FP32_MODE", "3xTF32", 1);
   setenv("DLGEMM_SGEMM_STREAMK", "off", 1);
@@ -216,7 +219,9 @@ START_TEST(bad_environment_is_reported_and_ignored)
   setenv("DLGEMM_VERBOSE", "1", 1);
   setenv("DLGEMM_CPU_BLAS", "/opt/blas.so", 1);
   setenv("DLGEMM_SGEMM_TILE", "256x128", 1);
+  setenv("DLGEMM_WGMMA_WIDTH", "192", 1);
   reload_capturing(err, sizeof err);
+  ck_assert_int_eq(cfg->wgmma_width, 192);
   ck_assert_int_eq(cfg->tile_bm, 256);
   ck_assert_int_eq(cfg->tile_bn, 128);
   ck_assert_int_eq(cfg->force, DLG_FORCE_GPU);

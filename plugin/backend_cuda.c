@@ -85,7 +85,8 @@ static void load_sm90a(const dlg_cuda_api *cu, dlg_cuda_device *dev, int major, 
 #ifdef DLGEMM_HAVE_SM90A
   if (major == 9 && minor == 0 && !cu->ModuleLoadData(&dev->module_sm90a, dlg_cuda_fatbin_sm90a) &&
       (load_hgemm(cu, dev->module_sm90a, "wgmma", 0, dev->hgemm_wgmma[0], DLG_WGMMA_SMEM(256)) ||
-       load_hgemm(cu, dev->module_sm90a, "wgmma128", 1, dev->hgemm_wgmma[1], DLG_WGMMA_SMEM(128))))
+       load_hgemm(cu, dev->module_sm90a, "wgmma128", 1, dev->hgemm_wgmma[1], DLG_WGMMA_SMEM(128)) ||
+       load_hgemm(cu, dev->module_sm90a, "wgmma192", 1, dev->hgemm_wgmma[2], DLG_WGMMA_SMEM(192))))
     memset(dev->hgemm_wgmma, 0, sizeof dev->hgemm_wgmma);
 #else
   (void)cu, (void)dev, (void)major, (void)minor;

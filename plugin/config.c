@@ -115,6 +115,8 @@ static void load(void)
    * sm_90a and TMA-legal operands */
   config.hgemm_kernel = PARSE_CHOICE("DLGEMM_HGEMM_KERNEL", "auto, mma or wgmma", "auto", "mma",
                                      "wgmma");
+  config.wgmma_width = (const int[]){0, 256, 128, 192}[PARSE_CHOICE(
+      "DLGEMM_WGMMA_WIDTH", "auto, 256, 128 or 192", "auto", "256", "128", "192")];
   /* how sgemm_ / cblas_sgemm may compute (DLPack callers choose per call) */
   config.fp32_mode = (dlgemm_precision)PARSE_CHOICE("DLGEMM_FP32_MODE", "strict, tf32 or 3xtf32",
                                                     "strict", "tf32", "3xtf32");

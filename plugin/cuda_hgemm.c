@@ -38,15 +38,28 @@ static CUresult tensor_map(const dlg_cuda_api *cu, CUtensorMap *map, int kind, c
                                   CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
 }
 
-/* 0 for the 128 x 256 tile, 1 for 128 x 128: the one whose waves over the
- * SMs cost least, the smaller tile's work counted at 0.9 of the larger's
- * rate (its operands are read twice as often per flop). */
-static int pick_bn128(long long rows, long long cols, long long batch, int sms)
+/* The width (DLG_WGMMA_BN index) of the wgmma tile for a rows x cols
+ * product: among the widths with a kernel in f, the one whose waves over
+ * the SMs cost least, each width's work counted at its measured rate
+ * relative to the 256-wide tile's (narrower tiles read their operands more
+ * often per flop; bench/NOTES.md).  DLGEMM_WGMMA_WIDTH pins one that has a
+ * kernel. */
+static int pick_width(CUfunction f[DLG_WGMMA_WIDTHS][DLG_TC_KINDS][4], int kind, int v,
+                      long long rows, long long cols, long long batch, int sms)
 {
-  const long long t256 = (rows + 127) / 128 * ((cols + 255) / 256) * batch;
-  const long long t128 = (rows + 127) / 128 * ((cols + 127) / 128) * batch;
-  const double c256 = (double)((t256 + sms - 1) / sms) * 256, c128 = (double)((t128 + sms - 1) / sms) * 128 / 0.9;
-  return c128 < c256;
+  static const double rate[DLG_WGMMA_WIDTHS] = {1.0, 0.9, 0.97};
+  const int pin = dlg_config_get()->wgmma_width;
+  double best = 0;
+  int w, pick = -1;
+  for (w = 0; w < DLG_WGMMA_WIDTHS; w++) {
+    const int bn = DLG_WGMMA_BN(w);
+    const long long tiles = (rows + DLG_WGMMA_BM - 1) / DLG_WGMMA_BM * ((cols + bn - 1) / bn) * batch;
+    const double cost = (double)((tiles + sms - 1) / sms) * bn / rate[w];
+    if (!f[w][kind][v]) continue;
+    if (pin == bn) return w;
+    if (pick < 0 || cost < best) best = cost, pick = w;
+  }
+  return pick;
 }
 
 /* The wgmma kernel for a (1 = launched), or 0 when it does not apply and
@@ -68,11 +81,10 @@ static int launch_wgmma(const dlg_cuda_api *cu, dlg_cuda_device *dev, int kind, 
   const dlg_operand *first = swap ? op2 : op1, *second = swap ? op1 : op2;
   const int rows = swap ? a->n : a->m, cols = swap ? a->m : a->n;
   const int v = first->kc * 2 + second->kc;
-  /* a kind with kernels of one width (TF32X3: 128) takes that width */
-  const int bn128 = dev->hgemm_wgmma[0][kind][v] ? pick_bn128(rows, cols, batch, dev->sms) : 1;
-  const int bn = bn128 ? 128 : 256;
+  const int w = pick_width(dev->hgemm_wgmma, kind, v, rows, cols, batch, dev->sms);
+  const int bn = w < 0 ? 1 : DLG_WGMMA_BN(w); /* w < 0: no kernel, nothing launched */
   const size_t ces = a->c_type == DLG_HOUT_F32 ? 4 : 2;
-  CUfunction f = dev->hgemm_wgmma[bn128][kind][v];
+  CUfunction f = w < 0 ? NULL : dev->hgemm_wgmma[w][kind][v];
   const long long tiles = (long long)((rows + DLG_WGMMA_BM - 1) / DLG_WGMMA_BM) *
                           ((cols + bn - 1) / bn) * batch;
   dlg_hgemm_args t = *a;

@@ -54,6 +54,10 @@ typedef struct dlg_hgemm_args {
  * block per SM.  (Six stages for BN 128 were measured slower: bench/NOTES.md.)
  * Shared memory: the stages, 1 KB to align them to the swizzle's period,
  * the mbarriers. */
+/* The wgmma tiles' widths (BN), by index: kernels dlg_hgemm_wgmma_* (256),
+ * dlg_hgemm_wgmma128_* and dlg_hgemm_wgmma192_*. */
+#define DLG_WGMMA_WIDTHS 3
+#define DLG_WGMMA_BN(i) ((i) == 0 ? 256 : (i) == 1 ? 128 : 192)
 #define DLG_WGMMA_BM 128
 #define DLG_WGMMA_BK 64
 #define DLG_WGMMA_STAGES 4

@@ -12,13 +12,14 @@
  *
  * - A block is three warpgroups.  Warpgroup 0 is the producer: one thread
  *   issues the TMA copies of each k-tile (BK = 64) of A (128 rows) and B
- *   (BN = 256 or 128 columns) into a ring of four shared-memory stages and
+ *   (BN = 256, 192 or 128 columns) into a ring of four shared-memory stages and
  *   gives the rest of its registers back (setmaxnreg.dec).  Warpgroups 1 and 2 are the consumers: each computes
  *   64 x BN of the tile with wgmma.m64n<BN>k16 (BN / 2 FP32 accumulators a
  *   thread, setmaxnreg.inc), four per k-tile, reading both operands
  *   straight from shared memory.
- *   The 128-wide tile is for problems whose 128 x 256 tiles would leave
- *   SMs idle in the last wave (the host chooses).
+ *   The 192- and 128-wide tiles are for problems whose 128 x 256 tiles
+ *   would leave SMs idle in the last wave (the host chooses: at 3072^3,
+ *   288 tiles of 256 make 2.2 waves on 132 SMs, 384 of 192 make 2.9).
  * - Each stage has a "full" mbarrier (the TMA's byte count completes it)
  *   and an "empty" one (one arrival per consumer warp once its wgmmas no
  *   longer read the stage).  The consumers keep one k-tile of wgmma in
@@ -45,15 +46,15 @@
  * - TF32 is the k-contiguous variant with wgmma.m64n<BN>k8.tf32: its
  *   operands come as 16-bit halves (hgemm_args.h), so a k-tile is 32 TF32
  *   values in the same 128-byte rows and each 32-byte step one k8 wgmma.
- * - 3xTF32 (kind TF32X3, 128-wide tiles only) promotes: the tensor cores'
+ * - 3xTF32 (kind TF32X3, 128- and 192-wide tiles) promotes: the tensor cores'
  *   FP32 accumulation is not IEEE (measured on the H100: summing 3 x 8192
  *   products in one accumulator left 12 times SGEMM's relative error,
  *   growing linearly with k, the signature of biased rounding), so each
  *   group of four k-tiles (128 products) is summed alone (scale-d 0 on its
  *   first wgmma), waited for, and added to a second set of FP32 registers
  *   with ordinary FADDs, the other consumer's wgmmas keeping the tensor
- *   cores busy meanwhile.  Two sets of 64 fit in a consumer's registers;
- *   of 128 they would not, hence the 128-wide tile.
+ *   cores busy meanwhile.  Two sets of 64 or of 96 fit in a consumer's
+ *   232 registers; of 128 they would not, hence no 256-wide TF32X3.
  */
 #include <cuda.h>
 #include <cuda_bf16.h>
@@ -72,6 +73,13 @@ enum { BM = DLG_WGMMA_BM, BK = DLG_WGMMA_BK, STAGES = DLG_WGMMA_STAGES, A_BYTES 
 static __device__ __forceinline__ unsigned saddr(const void *p)
 {
   return (unsigned)__cvta_generic_to_shared(p);
+}
+
+/* x, which ptxas must take as computed here */
+static __device__ __forceinline__ int opaque(int x)
+{
+  asm volatile("mov.b32 %0, %0;" : "+r"(x));
+  return x;
 }
 
 static __device__ __forceinline__ void bar_init(unsigned bar, unsigned count)
@@ -124,6 +132,8 @@ static __device__ __forceinline__ unsigned long long desc(unsigned addr, unsigne
   "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, " WGMMA_D10(1) WGMMA_D10(2) WGMMA_D10(3) WGMMA_D10(4) \
   WGMMA_D10(5)
 #define WGMMA_D64 WGMMA_D60 "%60, %61, %62, %63"
+#define WGMMA_D96 \
+  WGMMA_D60 WGMMA_D10(6) WGMMA_D10(7) WGMMA_D10(8) "%90, %91, %92, %93, %94, %95"
 #define WGMMA_D128 \
   WGMMA_D60 WGMMA_D10(6) WGMMA_D10(7) WGMMA_D10(8) WGMMA_D10(9) WGMMA_D10(10) WGMMA_D10(11) \
   "%120, %121, %122, %123, %124, %125, %126, %127"
@@ -160,6 +170,24 @@ static __device__ __forceinline__ void wgmma(float (&d)[128], unsigned long long
     WGMMA_ASM("m64n256k8", "tf32", WGMMA_D128, "%128, %129, 1, 1, 1", WGMMA_F64(0), WGMMA_F64(64));
   else
     WGMMA_ASM("m64n256k8", "tf32", WGMMA_D128, "%128, %129, 0, 1, 1", WGMMA_F64(0), WGMMA_F64(64));
+}
+
+template <int KIND, int TA, int TB, bool ACC = true>
+static __device__ __forceinline__ void wgmma(float (&d)[96], unsigned long long da,
+                                             unsigned long long db)
+{
+  if (KIND == DLG_TC_BF16)
+    WGMMA_ASM("m64n192k16", "bf16", WGMMA_D96, "%96, %97, 1, 1, 1, %98, %99", WGMMA_F64(0),
+              WGMMA_F8(64), WGMMA_F8(72), WGMMA_F8(80), WGMMA_F8(88));
+  else if (KIND == DLG_TC_F16)
+    WGMMA_ASM("m64n192k16", "f16", WGMMA_D96, "%96, %97, 1, 1, 1, %98, %99", WGMMA_F64(0),
+              WGMMA_F8(64), WGMMA_F8(72), WGMMA_F8(80), WGMMA_F8(88));
+  else if (ACC)
+    WGMMA_ASM("m64n192k8", "tf32", WGMMA_D96, "%96, %97, 1, 1, 1", WGMMA_F64(0), WGMMA_F8(64),
+              WGMMA_F8(72), WGMMA_F8(80), WGMMA_F8(88));
+  else
+    WGMMA_ASM("m64n192k8", "tf32", WGMMA_D96, "%96, %97, 0, 1, 1", WGMMA_F64(0), WGMMA_F8(64),
+              WGMMA_F8(72), WGMMA_F8(80), WGMMA_F8(88));
 }
 
 template <int KIND, int TA, int TB, bool ACC = true>
@@ -267,9 +295,16 @@ static __device__ __forceinline__ void gemm(const dlg_hgemm_args &p, const CUten
   /* 128-byte swizzling repeats every 1024 bytes: stages start on that grain */
   const unsigned s0 = (saddr(smem_raw) + 1023) & ~1023u;
   const unsigned bars = s0 + STAGES * STAGE_BYTES; /* full[s], then empty[s], 8 bytes each */
-  const int tiles_m = (p.m + BM - 1) / BM, tiles_n = (p.n + BN - 1) / BN;
-  const int tiles = tiles_m * tiles_n * p.batch, ktiles = (p.k + BK - 1) / BK;
   const int wgroup = threadIdx.x / 128;
+  /* The walk's sizes, computed by each role after its setmaxnreg (m taken
+   * through an opaque move so that they cannot be computed before): a
+   * value live across the register-count change went through local
+   * memory (the 192-wide rr kernels). */
+  int tiles_m, tiles_n, tiles, ktiles;
+  auto sizes = [&]() {
+    tiles_m = (opaque(p.m) + BM - 1) / BM, tiles_n = (p.n + BN - 1) / BN;
+    tiles = tiles_m * tiles_n * p.batch, ktiles = (p.k + BK - 1) / BK;
+  };
 
   if (threadIdx.x == 0) {
     for (int s = 0; s < STAGES; s++) {
@@ -283,6 +318,7 @@ static __device__ __forceinline__ void gemm(const dlg_hgemm_args &p, const CUten
   if (wgroup == 0) {
     asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
     if (threadIdx.x != 0) return;
+    sizes();
     int it = 0;
     for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
       int tm, tn, z;
@@ -305,6 +341,7 @@ static __device__ __forceinline__ void gemm(const dlg_hgemm_args &p, const CUten
   }
 
   asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
+  sizes();
   const int half = wgroup - 1; /* rows 64 * half .. of the tile */
   const bool warp_leader = threadIdx.x % 32 == 0;
   /* k-tile `it` of this block's walk: wait for its stage, queue its
@@ -376,9 +413,10 @@ static __device__ __forceinline__ void gemm(const dlg_hgemm_args &p, const CUten
   {                                                                                             \
     DLG_WGMMA_BODY(KIND, AKC, BKC, BN)                                                          \
   }
-/* dlg_hgemm_wgmma_<type>_<a><b> (128 x 256 tiles) and dlg_hgemm_wgmma128_...
- * (128 x 128, for problems that leave SMs idle with the larger tile); a/b
- * as the mma.sync kernels, TF32 k-contiguous only. */
+/* dlg_hgemm_wgmma_<type>_<a><b> (128 x 256 tiles), dlg_hgemm_wgmma192_...
+ * and dlg_hgemm_wgmma128_... (128 x 192 and 128 x 128, for problems that
+ * leave SMs idle with the larger tile); a/b as the mma.sync kernels, TF32
+ * k-contiguous only. */
 #define DLG_WGMMA_FAMILY(PREFIX, BN)                                  \
   DLG_WGMMA_KERNEL(PREFIX##_f16_rr, DLG_TC_F16, false, false, BN)     \
   DLG_WGMMA_KERNEL(PREFIX##_f16_rk, DLG_TC_F16, false, true, BN)      \
@@ -390,5 +428,7 @@ static __device__ __forceinline__ void gemm(const dlg_hgemm_args &p, const CUten
   DLG_WGMMA_KERNEL(PREFIX##_bf16_kk, DLG_TC_BF16, true, true, BN)     \
   DLG_WGMMA_KERNEL(PREFIX##_tf32_kk, DLG_TC_TF32, true, true, BN)
 DLG_WGMMA_KERNEL(dlg_hgemm_wgmma128_tf32x3_kk, DLG_TC_TF32X3, true, true, 128)
+DLG_WGMMA_KERNEL(dlg_hgemm_wgmma192_tf32x3_kk, DLG_TC_TF32X3, true, true, 192)
 DLG_WGMMA_FAMILY(dlg_hgemm_wgmma, 256)
+DLG_WGMMA_FAMILY(dlg_hgemm_wgmma192, 192)
 DLG_WGMMA_FAMILY(dlg_hgemm_wgmma128, 128)
