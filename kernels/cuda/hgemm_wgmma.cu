@@ -62,6 +62,7 @@
 
 #include "hgemm_args.h"
 #include "hgemm_convert.cuh"
+#include "in_place.cuh"
 
 namespace wg {
 
@@ -73,13 +74,6 @@ enum { BM = DLG_WGMMA_BM, BK = DLG_WGMMA_BK, STAGES = DLG_WGMMA_STAGES, A_BYTES 
 static __device__ __forceinline__ unsigned saddr(const void *p)
 {
   return (unsigned)__cvta_generic_to_shared(p);
-}
-
-/* x, which ptxas must take as computed here */
-static __device__ __forceinline__ int opaque(int x)
-{
-  asm volatile("mov.b32 %0, %0;" : "+r"(x));
-  return x;
 }
 
 static __device__ __forceinline__ void bar_init(unsigned bar, unsigned count)
@@ -302,7 +296,7 @@ static __device__ __forceinline__ void gemm(const dlg_hgemm_args &p, const CUten
    * memory (the 192-wide rr kernels). */
   int tiles_m, tiles_n, tiles, ktiles;
   auto sizes = [&]() {
-    tiles_m = (opaque(p.m) + BM - 1) / BM, tiles_n = (p.n + BN - 1) / BN;
+    tiles_m = ((int)in_place((unsigned)p.m) + BM - 1) / BM, tiles_n = (p.n + BN - 1) / BN;
     tiles = tiles_m * tiles_n * p.batch, ktiles = (p.k + BK - 1) / BK;
   };
 

@@ -67,6 +67,7 @@
  */
 #include <stdint.h>
 
+#include "in_place.cuh"
 #include "sgemm_args.h"
 
 #define THREADS 256
@@ -76,15 +77,10 @@ typedef dlg_sgemm_args gemm_args;
 
 template <bool B> struct flag { static constexpr bool value = B; };
 
-/* x, which ptxas cannot hoist: the guarded copies' per-thread values are
- * loop-invariant, and hoisted to the kernel's entry they stay live through
- * the main loop (on sm_86/89 that spilled them).  Recomputed where used,
- * they cost a few instructions in the loop that runs for edge tiles. */
-static __device__ __forceinline__ unsigned in_place(unsigned x)
-{
-  asm volatile("mov.b32 %0, %0;" : "+r"(x));
-  return x;
-}
+/* in_place (in_place.cuh) on the guarded copies' per-thread values: they
+ * are loop-invariant, and hoisted to the kernel's entry they stay live
+ * through the main loop (on sm_86/89 that spilled them).  Recomputed where
+ * used, they cost a few instructions in the loop that runs for edge tiles. */
 
 
 /* Asynchronous global -> shared copies (LDGSTS, sm_80+): the data goes to
