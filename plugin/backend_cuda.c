@@ -26,28 +26,28 @@ static dlg_device_once devices_once = DLG_DEVICE_ONCE_INIT;
 const dlg_sgemm_tile dlg_sgemm_tiles[DLG_TILES] = {DLG_SGEMM_TILE_LIST(DLG_TILE_ROW)};
 #undef DLG_TILE_ROW
 
+/* Kernel `name` of module into *f, allowed smem bytes of dynamic shared memory. */
+static CUresult get_kernel(const dlg_cuda_api *cu, CUmodule module, const char *name, int smem,
+                           CUfunction *f)
+{
+  CUresult r = cu->ModuleGetFunction(f, module, name);
+  return r ? r : cu->FuncSetAttribute(*f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, smem);
+}
+
 /* The tile's kernels (dlg_sgemm[_streamk]_<BM>x<BN>_<ab>, see sgemm_simt.cu), allowed
  * their dynamic shared memory, and how many of their blocks an SM holds. */
 static CUresult load_tile(const dlg_cuda_api *cu, dlg_cuda_device *dev, int t)
 {
   static const char *const variant[4] = {"rr", "rk", "kr", "kk"};
+  const int bm = dlg_sgemm_tiles[t].bm, bn = dlg_sgemm_tiles[t].bn, smem = dlg_sgemm_tiles[t].smem;
   char name[64];
   CUresult r = CUDA_SUCCESS;
   int v;
   for (v = 0; !r && v < 4; v++) {
-    snprintf(name, sizeof name, "dlg_sgemm_%dx%d_%s", dlg_sgemm_tiles[t].bm,
-             dlg_sgemm_tiles[t].bn, variant[v]);
-    r = cu->ModuleGetFunction(&dev->sgemm[t][v], dev->module, name);
-    if (!r)
-      r = cu->FuncSetAttribute(dev->sgemm[t][v], CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                               dlg_sgemm_tiles[t].smem);
-    snprintf(name, sizeof name, "dlg_sgemm_streamk_%dx%d_%s", dlg_sgemm_tiles[t].bm,
-             dlg_sgemm_tiles[t].bn, variant[v]);
-    if (!r) r = cu->ModuleGetFunction(&dev->sgemm_streamk[t][v], dev->module, name);
-    if (!r)
-      r = cu->FuncSetAttribute(dev->sgemm_streamk[t][v],
-                               CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                               dlg_sgemm_tiles[t].smem);
+    snprintf(name, sizeof name, "dlg_sgemm_%dx%d_%s", bm, bn, variant[v]);
+    r = get_kernel(cu, dev->module, name, smem, &dev->sgemm[t][v]);
+    snprintf(name, sizeof name, "dlg_sgemm_streamk_%dx%d_%s", bm, bn, variant[v]);
+    if (!r) r = get_kernel(cu, dev->module, name, smem, &dev->sgemm_streamk[t][v]);
   }
   if (!r)
     r = cu->OccupancyMaxActiveBlocksPerMultiprocessor(&dev->blocks_per_sm[t], dev->sgemm[t][0],
@@ -72,8 +72,7 @@ static CUresult load_hgemm(const dlg_cuda_api *cu, CUmodule module, const char *
   for (t = 0; !r && t < DLG_TC_KINDS * 4; t++) {
     if ((t / 4 >= DLG_TC_TF32 && t % 4 != 3) || (t / 4 == DLG_TC_TF32X3 && !x3)) continue;
     snprintf(name, sizeof name, "dlg_hgemm_%s_%s_%s", family, type[t / 4], variant[t % 4]);
-    r = cu->ModuleGetFunction(&f[t / 4][t % 4], module, name);
-    if (!r) r = cu->FuncSetAttribute(f[t / 4][t % 4], CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, smem);
+    r = get_kernel(cu, module, name, smem, &f[t / 4][t % 4]);
   }
   return r;
 }
@@ -164,10 +163,7 @@ static int setup(dlg_cuda_device *dev, int ordinal, char *why, size_t len)
   for (t = 0; !r && t < 4; t++) {
     static const char *const names[4] = {"dlg_dgemm_dmma_rr", "dlg_dgemm_dmma_rk",
                                          "dlg_dgemm_dmma_kr", "dlg_dgemm_dmma_kk"};
-    r = cu->ModuleGetFunction(&dev->dgemm[t], dev->module, names[t]);
-    if (!r)
-      r = cu->FuncSetAttribute(dev->dgemm[t], CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                               DLG_DGEMM_SMEM);
+    r = get_kernel(cu, dev->module, names[t], DLG_DGEMM_SMEM, &dev->dgemm[t]);
   }
   if (!r) r = load_hgemm(cu, dev->module, "mma", 0, dev->hgemm_mma, DLG_HMMA_SMEM);
   /* mma.sync has no promoting variant: 3xTF32 runs as TF32 there (hgemm_args.h) */

@@ -49,7 +49,7 @@ typedef struct dlg_cuda_device {
   CUfunction hgemm_mma[DLG_TC_KINDS][4];
   CUfunction tf32_pack;         /* tf32_pack.cu */
   CUmodule module_sm90a;        /* compute capability 9.0 only, else NULL */
-  /* hgemm_wgmma.cu, [width: DLG_WGMMA_BN_* index] then as hgemm_mma; NULL
+  /* hgemm_wgmma.cu, [width index, DLG_WGMMA_BN(i)] then as hgemm_mma; NULL
    * without sm_90a, or where a width has no kernel of that kind */
   CUfunction hgemm_wgmma[DLG_WGMMA_WIDTHS][DLG_TC_KINDS][4];
   CUmemoryPool pool; /* split-K workspaces: stream-ordered, kept for reuse */

@@ -48,8 +48,8 @@ typedef struct dlg_hgemm_args {
 #define DLG_HMMA_THREADS 128
 #define DLG_HMMA_SMEM (DLG_HMMA_STAGES * (DLG_HMMA_BM + DLG_HMMA_BN) * DLG_HMMA_BK * 2)
 
-/* wgmma kernels (hgemm_wgmma.cu, sm_90a): a 128 x BN tile of C (BN 256 or
- * 128) per block of three warpgroups (a TMA producer and two consumers of
+/* wgmma kernels (hgemm_wgmma.cu, sm_90a): a 128 x BN tile of C (BN 256,
+ * 192 or 128) per block of three warpgroups (a TMA producer and two consumers of
  * 64 x BN), k in steps of 64 (16-bit elements) through four TMA stages; one
  * block per SM.  (Six stages for BN 128 were measured slower: bench/NOTES.md.)
  * Shared memory: the stages, 1 KB to align them to the swizzle's period,
