@@ -99,8 +99,15 @@ int main(int argc, char **argv)
     const int ns = (int)(sizeof sizes / sizeof sizes[0]);
     const int in = policy ? 0 : 1 + rng_int(&r, 2);
     const int out = policy || rng_int(&r, 3) == 0 ? 0 : 1 + rng_int(&r, 2);
-    const int64_t batch = 1 + rng_int(&r, 3), m = sizes[rng_int(&r, ns)], n = sizes[rng_int(&r, ns)];
-    const int64_t k = sizes[rng_int(&r, ns)] * (rng_int(&r, 5) == 0 ? 8 : 1);
+    /* one case in eight has more tiles than the H100 has SMs, so that the
+     * persistent wgmma blocks each take several (their epilogue's staging
+     * buffers reused from tile to tile) */
+    static const int wide[] = {129, 200};
+    const int many = rng_int(&r, 8) == 0;
+    const int64_t batch = many ? 70 + rng_int(&r, 30) : 1 + rng_int(&r, 3);
+    const int64_t m = many ? wide[rng_int(&r, 2)] : sizes[rng_int(&r, ns)];
+    const int64_t n = many ? wide[rng_int(&r, 2)] : sizes[rng_int(&r, ns)];
+    const int64_t k = many ? 31 : sizes[rng_int(&r, ns)] * (rng_int(&r, 5) == 0 ? 8 : 1);
     static const double alphas[] = {1, -0.75, 0, 2}, betas[] = {0, 1, 0.5, -1.25};
     const double alpha = alphas[rng_int(&r, 4)], beta = betas[rng_int(&r, 4)];
     const double uout = out == 0 ? 5.96e-8 : out == 1 ? 4.89e-4 : 3.91e-3;

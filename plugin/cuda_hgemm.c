@@ -38,6 +38,24 @@ static CUresult tensor_map(const dlg_cuda_api *cu, CUtensorMap *map, int kind, c
                                   CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
 }
 
+/* TMA's view of C for the wgmma epilogue's stores: the kernel's rows x cols
+ * product X, with C's contiguous dimension inner (cols when c_trans), boxes
+ * of 64 x 64 16-bit elements, 128-byte swizzled as the staging buffers are.
+ * Nonzero when TMA cannot address C (alignment). */
+static CUresult c_tensor_map(const dlg_cuda_api *cu, CUtensorMap *map, const dlg_hgemm_args *t)
+{
+  const cuuint64_t inner = (cuuint64_t)(t->c_trans ? t->n : t->m);
+  const cuuint64_t outer = (cuuint64_t)(t->c_trans ? t->m : t->n);
+  const cuuint64_t dims[3] = {inner, outer, (cuuint64_t)t->batch};
+  const uint64_t row = (uint64_t)t->ldc * 2;
+  const cuuint64_t strides[2] = {row, t->batch > 1 ? (cuuint64_t)t->sc * 2 : ((row * outer + 15) & ~15ull)};
+  const cuuint32_t box[3] = {64, 64, 1}, step[3] = {1, 1, 1};
+  if ((uintptr_t)t->c % 16 || row % 16 || strides[1] % 16) return CUDA_ERROR_INVALID_VALUE;
+  return cu->TensorMapEncodeTiled(map, CU_TENSOR_MAP_DATA_TYPE_UINT16, 3, t->c, dims, strides, box,
+                                  step, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                                  CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+}
+
 /* The width (DLG_WGMMA_BN index) of the wgmma tile for a rows x cols
  * product: among the widths with a kernel in f, the one whose waves over
  * the SMs cost least, each width's work counted at its measured rate
@@ -88,8 +106,8 @@ static int launch_wgmma(const dlg_cuda_api *cu, dlg_cuda_device *dev, int kind, 
   const long long tiles = (long long)((rows + DLG_WGMMA_BM - 1) / DLG_WGMMA_BM) *
                           ((cols + bn - 1) / bn) * batch;
   dlg_hgemm_args t = *a;
-  CUtensorMap ma, mb;
-  void *params[] = {&t, &ma, &mb};
+  CUtensorMap ma, mb, mc;
+  void *params[] = {&t, &ma, &mb, &mc};
   if (!f || want == 1 || !op1->vec || !op2->vec || a->k == 0 || tiles > INT32_MAX) return 0;
   /* below a 128 x 128 product, half the tile or more would be padding */
   if (want != 2 && (a->m < 128 || a->n < 128)) return 0;
@@ -106,6 +124,10 @@ static int launch_wgmma(const dlg_cuda_api *cu, dlg_cuda_device *dev, int kind, 
   t.batch = (int)batch;
   t.c_trans = swap;
   t.c_pair = (uintptr_t)a->c % (2 * ces) == 0 && a->ldc % 2 == 0 && a->sc % 2 == 0;
+  /* 16-bit C that is not read leaves through TMA stores (hgemm_wgmma.cu) */
+  memset(&mc, 0, sizeof mc);
+  t.c_tma = (kind == DLG_TC_F16 || kind == DLG_TC_BF16) && ces == 2 && a->beta == 0 &&
+            c_tensor_map(cu, &mc, &t) == CUDA_SUCCESS;
   *r = cu->LaunchKernel(f, (unsigned)(tiles < dev->sms ? tiles : dev->sms), 1, 1, DLG_WGMMA_THREADS,
                         1, 1, (unsigned)DLG_WGMMA_SMEM(bn), stream, params, NULL);
   return *r ? -1 : 1;

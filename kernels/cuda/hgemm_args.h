@@ -37,6 +37,8 @@ typedef struct dlg_hgemm_args {
   int batch;            /* the wgmma kernels' persistent walk covers the batch */
   int c_trans;          /* wgmma: the kernel computes C^T, element (i, j) at c[i * ldc + j] */
   int c_pair;           /* wgmma: c and ldc allow stores of two adjacent elements */
+  int c_tma;            /* wgmma: C (16-bit, beta 0) leaves through the staging area and
+                           TMA stores, by the kernel's tensor map of C */
 } dlg_hgemm_args;
 
 /* mma.sync kernels (hgemm_mma.cu): a 128 x 128 tile of C per block of four
@@ -53,7 +55,7 @@ typedef struct dlg_hgemm_args {
  * 64 x BN), k in steps of 64 (16-bit elements) through four TMA stages; one
  * block per SM.  (Six stages for BN 128 were measured slower: bench/NOTES.md.)
  * Shared memory: the stages, 1 KB to align them to the swizzle's period,
- * the mbarriers. */
+ * C's staging area (two 64 x 64 16-bit buffers per consumer), the mbarriers. */
 /* The wgmma tiles' widths (BN), by index: kernels dlg_hgemm_wgmma_* (256),
  * dlg_hgemm_wgmma128_* and dlg_hgemm_wgmma192_*. */
 #define DLG_WGMMA_WIDTHS 3
@@ -62,8 +64,10 @@ typedef struct dlg_hgemm_args {
 #define DLG_WGMMA_BK 64
 #define DLG_WGMMA_STAGES 4
 #define DLG_WGMMA_THREADS 384
-#define DLG_WGMMA_SMEM(BN) \
-  (DLG_WGMMA_STAGES * (DLG_WGMMA_BM + (BN)) * DLG_WGMMA_BK * 2 + 1024 + DLG_WGMMA_STAGES * 16)
+#define DLG_WGMMA_C_STAGE (2 * 2 * 64 * 64 * 2)
+#define DLG_WGMMA_SMEM(BN)                                                                   \
+  (DLG_WGMMA_STAGES * (DLG_WGMMA_BM + (BN)) * DLG_WGMMA_BK * 2 + 1024 + DLG_WGMMA_C_STAGE + \
+   DLG_WGMMA_STAGES * 16)
 
 /* The TF32 packing pass (tf32_pack.cu): rows x k FP32 operand, element
  * (i, l) of batch z at src[z * bs + i * rs + l * ks], written k-contiguous

@@ -34,6 +34,20 @@ static __device__ __forceinline__ void store_pair(__nv_bfloat16 *p, float a, flo
   *reinterpret_cast<__nv_bfloat162 *>(p) = __floats2bfloat162_rn(a, b);
 }
 
+/* Two floats as one 32-bit pair of T (the first in the low half), as
+ * stmatrix takes them. */
+template <typename T> static __device__ __forceinline__ unsigned pack(float a, float b);
+template <> __device__ __forceinline__ unsigned pack<__half>(float a, float b)
+{
+  const __half2 h = __floats2half2_rn(a, b);
+  return *reinterpret_cast<const unsigned *>(&h);
+}
+template <> __device__ __forceinline__ unsigned pack<__nv_bfloat16>(float a, float b)
+{
+  const __nv_bfloat162 h = __floats2bfloat162_rn(a, b);
+  return *reinterpret_cast<const unsigned *>(&h);
+}
+
 } /* namespace hconv */
 
 #endif
