@@ -22,11 +22,11 @@
 #include <sched.h>
 #include <stdint.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
+#include "calllog.h"
 #include "config.h"
 #include "copy_pool.h"
 
@@ -90,24 +90,17 @@ static void relax(void)
 #endif
 }
 
-static double seconds(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 /* Spin until *word differs from value or SPIN_SECONDS pass; 1 if it did. */
 static int spin_while(const unsigned long *word, unsigned long value)
 {
-  const double until = seconds() + SPIN_SECONDS;
+  const double until = dlg_now() + SPIN_SECONDS;
   int i;
   for (;;) {
     for (i = 0; i < 64; i++) {
       if (__atomic_load_n(word, __ATOMIC_ACQUIRE) != value) return 1;
       relax();
     }
-    if (seconds() > until) return 0;
+    if (dlg_now() > until) return 0;
   }
 }
 
