@@ -17,7 +17,7 @@
 #include "cuda_orient.h"
 #include "errors.h"
 
-/* TMA's view of one operand: a 3-D tensor (contiguous dimension, the other
+/* TMA's view of one matrix (an operand, or C): a 3-D tensor (contiguous dimension, the other
  * one, batch) cut into boxes of inner x outer elements, 128-byte swizzled.
  * A broadcast operand (batch stride 0) has a batch extent of 1. */
 static CUresult tensor_map(const dlg_cuda_api *cu, CUtensorMap *map, int kind, const dlg_operand *o,
@@ -39,21 +39,17 @@ static CUresult tensor_map(const dlg_cuda_api *cu, CUtensorMap *map, int kind, c
 }
 
 /* TMA's view of C for the wgmma epilogue's stores: the kernel's rows x cols
- * product X, with C's contiguous dimension inner (cols when c_trans), boxes
- * of 64 x 64 16-bit elements, 128-byte swizzled as the staging buffers are.
- * Nonzero when TMA cannot address C (alignment). */
+ * product, C's contiguous dimension inner (cols when c_trans), 64 x 64
+ * boxes, swizzled as the staging buffers are.  Nonzero when TMA cannot
+ * address C (alignment). */
 static CUresult c_tensor_map(const dlg_cuda_api *cu, CUtensorMap *map, const dlg_hgemm_args *t)
 {
-  const cuuint64_t inner = (cuuint64_t)(t->c_trans ? t->n : t->m);
-  const cuuint64_t outer = (cuuint64_t)(t->c_trans ? t->m : t->n);
-  const cuuint64_t dims[3] = {inner, outer, (cuuint64_t)t->batch};
-  const uint64_t row = (uint64_t)t->ldc * 2;
-  const cuuint64_t strides[2] = {row, t->batch > 1 ? (cuuint64_t)t->sc * 2 : ((row * outer + 15) & ~15ull)};
-  const cuuint32_t box[3] = {64, 64, 1}, step[3] = {1, 1, 1};
-  if ((uintptr_t)t->c % 16 || row % 16 || strides[1] % 16) return CUDA_ERROR_INVALID_VALUE;
-  return cu->TensorMapEncodeTiled(map, CU_TENSOR_MAP_DATA_TYPE_UINT16, 3, t->c, dims, strides, box,
-                                  step, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-                                  CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  const dlg_operand c = {t->c, t->ldc, t->batch > 1 ? t->sc : 0, 0,
+                         (uintptr_t)t->c % 16 == 0 && t->ldc % 8 == 0 && t->sc % 8 == 0};
+  if (!c.vec) return CUDA_ERROR_INVALID_VALUE;
+  return tensor_map(cu, map, t->c_type == DLG_HOUT_F16 ? DLG_TC_F16 : DLG_TC_BF16, &c,
+                    (uint64_t)(t->c_trans ? t->n : t->m), (uint64_t)(t->c_trans ? t->m : t->n),
+                    t->batch, 64, 64);
 }
 
 /* The width (DLG_WGMMA_BN index) of the wgmma tile for a rows x cols
