@@ -2,7 +2,8 @@
  * bench_common.h - what the device benchmarks share: cuBLAS opened with
  * dlopen (a benchmark dependency, not a library one; DLGEMM_BENCH_CUBLAS
  * names it when libcublas.so is not on the loader path) and the timing:
- * event-timed runs after three warm-ups, input sets rotated, the median.
+ * event-timed runs after three warm-ups, input sets rotated, the median;
+ * dlgemm and cuBLAS alternately.
  */
 #ifndef DLG_BENCH_COMMON_H
 #define DLG_BENCH_COMMON_H
@@ -34,25 +35,34 @@ static void *open_cublas(void)
 /* One timed product on the stream, with input set `set`. */
 typedef void (*bench_run_fn)(int set, void *ctx);
 
-/* Median milliseconds of reps runs of run(), after three warm-ups, each
- * timed with the events ev0 / ev1 around it; the input set rotates through
- * sets so that L2 does not hold the operands from the run before. */
-static float bench_median_ms(const cudrv *cu, CUstream stream, CUevent ev0, CUevent ev1, int reps,
-                             int sets, bench_run_fn run, void *ctx)
+/* Median milliseconds of reps runs each of two products, after three
+ * warm-ups, each run timed with the events ev0 / ev1 around it.  The two
+ * are timed alternately, run with *which = 0 then 1 in each round (medians
+ * into ms[0], ms[1]), so both see the same clocks and temperature, which
+ * drift (at 8192^3 TF32 cuBLAS's median moved by 10% between back-to-back
+ * runs).  Each run takes the next input set, so neither finds the other's
+ * operands in L2. */
+static void bench_median_pair_ms(const cudrv *cu, CUstream stream, CUevent ev0, CUevent ev1,
+                                 int reps, int sets, bench_run_fn run, void *ctx, int *which,
+                                 float ms[2])
 {
-  float *ms = malloc(sizeof(float) * (size_t)reps), med;
-  int r;
-  for (r = -3; r < reps; r++) {
-    CU(cu->EventRecord(ev0, stream));
-    run((r + 3) % sets, ctx);
-    CU(cu->EventRecord(ev1, stream));
-    CU(cu->EventSynchronize(ev1));
-    if (r >= 0) CU(cu->EventElapsedTime(&ms[r], ev0, ev1));
+  float *t[2] = {malloc(sizeof(float) * (size_t)reps), malloc(sizeof(float) * (size_t)reps)};
+  int r, w;
+  for (r = -3; r < reps; r++)
+    for (w = 0; w < 2; w++) {
+      *which = w;
+      CU(cu->EventRecord(ev0, stream));
+      run((2 * (r + 3) + w) % sets, ctx);
+      CU(cu->EventRecord(ev1, stream));
+      CU(cu->EventSynchronize(ev1));
+      if (r >= 0) CU(cu->EventElapsedTime(&t[w][r], ev0, ev1));
+    }
+  for (w = 0; w < 2; w++) {
+    qsort(t[w], (size_t)reps, sizeof(float), cmp_float);
+    ms[w] = t[w][reps / 2];
+    free(t[w]);
   }
-  qsort(ms, (size_t)reps, sizeof(float), cmp_float);
-  med = ms[reps / 2];
-  free(ms);
-  return med;
+  *which = 0;
 }
 
 #endif

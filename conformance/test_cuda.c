@@ -49,6 +49,9 @@ int main(int argc, char **argv)
       tt[i] = (DLTensor){(void *)(uintptr_t)d[i], {kDLCUDA, 0}, 3, {kDLFloat, 32, 1}, shp[i],
                          str[i], 0};
     }
+    /* a copy from pageable memory may return before its DMA lands, and the
+     * product runs on a non-blocking stream: wait for the copies */
+    CU(cu.StreamSynchronize(NULL));
     c0 = malloc((size_t)total[2] * 4);
     memcpy(c0, host[2], (size_t)total[2] * 4);
     dlgemm_options_init(&o);

@@ -143,6 +143,11 @@ int main(int argc, char **argv)
       }
 #endif
     }
+#ifdef DLGEMM_HAVE_CUDA
+    /* a copy from pageable memory may return before its DMA lands, and the
+     * product runs on a non-blocking stream: wait for the copies */
+    if (on_gpu) CU(cu.StreamSynchronize(NULL));
+#endif
     c0 = malloc((size_t)op[2].total * esize(out));
     memcpy(c0, op[2].host, (size_t)op[2].total * esize(out));
     dlgemm_options_init(&o);

@@ -59,10 +59,11 @@ static CUresult load_tile(const dlg_cuda_api *cu, dlg_cuda_device *dev, int t)
 
 /* The tensor-core kernels dlg_hgemm_<family>_<type>_<ab> of module into
  * f[kind][a_kc * 2 + b_kc], each allowed smem bytes of shared memory: every
- * layout of float16 and bfloat16, TF32's kk, and TF32X3's kk when the
- * family has it (x3; else NULL: no name is looked up that is not there). */
-static CUresult load_hgemm(const dlg_cuda_api *cu, CUmodule module, const char *family, int x3,
-                           CUfunction f[DLG_TC_KINDS][4], int smem)
+ * layout of float16 and bfloat16, TF32's kk, TF32's rk for the wgmma
+ * families (wgmma), and TF32X3's kk when the family has it (x3; else NULL:
+ * no name is looked up that is not there). */
+static CUresult load_hgemm(const dlg_cuda_api *cu, CUmodule module, const char *family, int wgmma,
+                           int x3, CUfunction f[DLG_TC_KINDS][4], int smem)
 {
   static const char *const type[DLG_TC_KINDS] = {"f16", "bf16", "tf32", "tf32x3"};
   static const char *const variant[4] = {"rr", "rk", "kr", "kk"};
@@ -70,7 +71,9 @@ static CUresult load_hgemm(const dlg_cuda_api *cu, CUmodule module, const char *
   CUresult r = CUDA_SUCCESS;
   int t;
   for (t = 0; !r && t < DLG_TC_KINDS * 4; t++) {
-    if ((t / 4 >= DLG_TC_TF32 && t % 4 != 3) || (t / 4 == DLG_TC_TF32X3 && !x3)) continue;
+    if ((t / 4 == DLG_TC_TF32 && t % 4 != 3 && !(wgmma && t % 4 == 1)) ||
+        (t / 4 == DLG_TC_TF32X3 && (t % 4 != 3 || !x3)))
+      continue;
     snprintf(name, sizeof name, "dlg_hgemm_%s_%s_%s", family, type[t / 4], variant[t % 4]);
     r = get_kernel(cu, module, name, smem, &f[t / 4][t % 4]);
   }
@@ -83,9 +86,9 @@ static void load_sm90a(const dlg_cuda_api *cu, dlg_cuda_device *dev, int major, 
 {
 #ifdef DLGEMM_HAVE_SM90A
   if (major == 9 && minor == 0 && !cu->ModuleLoadData(&dev->module_sm90a, dlg_cuda_fatbin_sm90a) &&
-      (load_hgemm(cu, dev->module_sm90a, "wgmma", 0, dev->hgemm_wgmma[0], DLG_WGMMA_SMEM(256)) ||
-       load_hgemm(cu, dev->module_sm90a, "wgmma128", 1, dev->hgemm_wgmma[1], DLG_WGMMA_SMEM(128)) ||
-       load_hgemm(cu, dev->module_sm90a, "wgmma192", 1, dev->hgemm_wgmma[2], DLG_WGMMA_SMEM(192))))
+      (load_hgemm(cu, dev->module_sm90a, "wgmma", 1, 0, dev->hgemm_wgmma[0], DLG_WGMMA_SMEM(256)) ||
+       load_hgemm(cu, dev->module_sm90a, "wgmma128", 1, 1, dev->hgemm_wgmma[1], DLG_WGMMA_SMEM(128)) ||
+       load_hgemm(cu, dev->module_sm90a, "wgmma192", 1, 1, dev->hgemm_wgmma[2], DLG_WGMMA_SMEM(192))))
     memset(dev->hgemm_wgmma, 0, sizeof dev->hgemm_wgmma);
 #else
   (void)cu, (void)dev, (void)major, (void)minor;
@@ -165,7 +168,7 @@ static int setup(dlg_cuda_device *dev, int ordinal, char *why, size_t len)
                                          "dlg_dgemm_dmma_kr", "dlg_dgemm_dmma_kk"};
     r = get_kernel(cu, dev->module, names[t], DLG_DGEMM_SMEM, &dev->dgemm[t]);
   }
-  if (!r) r = load_hgemm(cu, dev->module, "mma", 0, dev->hgemm_mma, DLG_HMMA_SMEM);
+  if (!r) r = load_hgemm(cu, dev->module, "mma", 0, 0, dev->hgemm_mma, DLG_HMMA_SMEM);
   /* mma.sync has no promoting variant: 3xTF32 runs as TF32 there (hgemm_args.h) */
   dev->hgemm_mma[DLG_TC_TF32X3][3] = dev->hgemm_mma[DLG_TC_TF32][3];
   if (!r) r = cu->ModuleGetFunction(&dev->tf32_pack, dev->module, "dlg_tf32_pack");

@@ -49,8 +49,8 @@ typedef struct dlg_cuda_device {
   CUfunction hgemm_mma[DLG_TC_KINDS][4];
   CUfunction tf32_pack;         /* tf32_pack.cu */
   CUmodule module_sm90a;        /* compute capability 9.0 only, else NULL */
-  /* hgemm_wgmma.cu, [width index, DLG_WGMMA_BN(i)] then as hgemm_mma; NULL
-   * without sm_90a, or where a width has no kernel of that kind */
+  /* hgemm_wgmma.cu, [width index, DLG_WGMMA_BN(i)] then as hgemm_mma (TF32
+   * also rk); NULL without sm_90a, or where a width has no kernel of that kind */
   CUfunction hgemm_wgmma[DLG_WGMMA_WIDTHS][DLG_TC_KINDS][4];
   CUmemoryPool pool; /* split-K workspaces: stream-ordered, kept for reuse */
   int sms;
@@ -81,6 +81,14 @@ dlgemm_status dlg_cuda_tf32(dlg_cuda_device *dev, const dlg_gemm *g, CUstream st
 dlgemm_status dlg_cuda_tc_run(dlg_cuda_device *dev, int kind, int64_t batch,
                               const dlg_operand *op1, const dlg_operand *op2,
                               const dlg_hgemm_args *a, CUstream stream);
+
+/* The same on the sm_90a wgmma kernels only: 1 when launched, 0 when they
+ * do not apply (no kernel for the layout or kind, a shape or an alignment
+ * TMA cannot take, the family pinned to mma.sync) and nothing was queued,
+ * -1 with *r set when the launch failed. */
+int dlg_cuda_wgmma_launch(dlg_cuda_device *dev, int kind, int64_t batch, const dlg_operand *op1,
+                          const dlg_operand *op2, const dlg_hgemm_args *a, CUstream stream,
+                          CUresult *r);
 
 /* Queue g (operands on this device) on stream, by its dtypes. */
 dlgemm_status dlg_cuda_gemm(dlg_cuda_device *dev, const dlg_gemm *g, CUstream stream);

@@ -39,17 +39,22 @@ static CUresult tensor_map(const dlg_cuda_api *cu, CUtensorMap *map, int kind, c
 }
 
 /* TMA's view of C for the wgmma epilogue's stores: the kernel's rows x cols
- * product, C's contiguous dimension inner (cols when c_trans), 64 x 64
- * boxes, swizzled as the staging buffers are.  Nonzero when TMA cannot
- * address C (alignment). */
+ * product, C's contiguous dimension inner (cols when c_trans), swizzled as
+ * the staging buffers are: 64 x 64 boxes of a 16-bit C; of FP32, which TMA
+ * copies as pairs of 16-bit halves (as TF32 operands), 32 x 64 (c_trans)
+ * or 32 x 32.  Nonzero when TMA cannot address C (alignment). */
 static CUresult c_tensor_map(const dlg_cuda_api *cu, CUtensorMap *map, const dlg_hgemm_args *t)
 {
-  const dlg_operand c = {t->c, t->ldc, t->batch > 1 ? t->sc : 0, 0,
-                         (uintptr_t)t->c % 16 == 0 && t->ldc % 8 == 0 && t->sc % 8 == 0};
+  const int f32 = t->c_type == DLG_HOUT_F32, per16 = f32 ? 4 : 8;
+  const long long sc = t->batch > 1 ? t->sc : 0;
+  const dlg_operand c = {t->c, t->ldc << f32, sc << f32, 0,
+                         (uintptr_t)t->c % 16 == 0 && t->ldc % per16 == 0 && sc % per16 == 0};
   if (!c.vec) return CUDA_ERROR_INVALID_VALUE;
-  return tensor_map(cu, map, t->c_type == DLG_HOUT_F16 ? DLG_TC_F16 : DLG_TC_BF16, &c,
-                    (uint64_t)(t->c_trans ? t->n : t->m), (uint64_t)(t->c_trans ? t->m : t->n),
-                    t->batch, 64, 64);
+  return tensor_map(cu, map,
+                    f32 ? DLG_TC_TF32 : t->c_type == DLG_HOUT_F16 ? DLG_TC_F16 : DLG_TC_BF16, &c,
+                    (uint64_t)(t->c_trans ? t->n : t->m) << f32,
+                    (uint64_t)(t->c_trans ? t->m : t->n), t->batch, 64,
+                    f32 && !t->c_trans ? 32 : 64);
 }
 
 /* The width (DLG_WGMMA_BN index) of the wgmma tile for a rows x cols
@@ -76,8 +81,7 @@ static int pick_width(CUfunction f[DLG_WGMMA_WIDTHS][DLG_TC_KINDS][4], int kind,
   return pick;
 }
 
-/* The wgmma kernel for a (1 = launched), or 0 when it does not apply and
- * the mma.sync kernels should run; a launch error is returned as < 0.
+/* dlg_cuda_wgmma_launch (cuda_device.h).
  *
  * Which operand is the kernel's first (its 128 rows, two consumers of 64)
  * and which its second (the BN-wide side): measured on the H100, an m- or
@@ -86,10 +90,12 @@ static int pick_width(CUfunction f[DLG_WGMMA_WIDTHS][DLG_TC_KINDS][4], int kind,
  * k-contiguous operand goes second when only one of them is.  Otherwise
  * the kernel computes C^T = op2^T op1^T, whose rows are C's columns: each
  * thread's accumulator pairs are then adjacent in C and leave as one store. */
-static int launch_wgmma(const dlg_cuda_api *cu, dlg_cuda_device *dev, int kind, int64_t batch,
-                        const dlg_operand *op1, const dlg_operand *op2, const dlg_hgemm_args *a,
-                        CUstream stream, CUresult *r)
+int dlg_cuda_wgmma_launch(dlg_cuda_device *dev, int kind, int64_t batch, const dlg_operand *op1,
+                          const dlg_operand *op2, const dlg_hgemm_args *a, CUstream stream,
+                          CUresult *r)
 {
+  char why[160];
+  const dlg_cuda_api *cu = dlg_cuda_api_get(why, sizeof why);
   const int want = dlg_config_get()->hgemm_kernel;
   const int swap = !(op2->kc && !op1->kc);
   const dlg_operand *first = swap ? op2 : op1, *second = swap ? op1 : op2;
@@ -104,11 +110,15 @@ static int launch_wgmma(const dlg_cuda_api *cu, dlg_cuda_device *dev, int kind, 
   dlg_hgemm_args t = *a;
   CUtensorMap ma, mb, mc;
   void *params[] = {&t, &ma, &mb, &mc};
-  if (!f || want == 1 || !op1->vec || !op2->vec || a->k == 0 || tiles > INT32_MAX) return 0;
+  /* An m-contiguous TF32 operand (the rk kernels' A, read through
+   * registers) is rows of 32 TF32 values by 32 k to TMA: 64 halves (k real) */
+  const int tf = kind >= DLG_TC_TF32;
+  if (!cu || !f || want == 1 || !op1->vec || !op2->vec || a->k == 0 || tiles > INT32_MAX) return 0;
   /* below a 128 x 128 product, half the tile or more would be padding */
   if (want != 2 && (a->m < 128 || a->n < 128)) return 0;
-  if (tensor_map(cu, &ma, kind, first, first->kc ? a->k : rows, first->kc ? rows : a->k, batch,
-                 64, first->kc ? DLG_WGMMA_BM : DLG_WGMMA_BK) ||
+  if (tensor_map(cu, &ma, kind, first, first->kc ? (uint64_t)a->k : (uint64_t)rows << tf,
+                 (uint64_t)(first->kc ? rows : a->k >> tf), batch, 64,
+                 first->kc ? DLG_WGMMA_BM : DLG_WGMMA_BK >> tf) ||
       tensor_map(cu, &mb, kind, second, second->kc ? a->k : cols, second->kc ? cols : a->k,
                  batch, 64, second->kc ? (uint32_t)bn : DLG_WGMMA_BK))
     return 0; /* TMA cannot address this operand (e.g. a batch stride it refuses) */
@@ -120,10 +130,9 @@ static int launch_wgmma(const dlg_cuda_api *cu, dlg_cuda_device *dev, int kind, 
   t.batch = (int)batch;
   t.c_trans = swap;
   t.c_pair = (uintptr_t)a->c % (2 * ces) == 0 && a->ldc % 2 == 0 && a->sc % 2 == 0;
-  /* 16-bit C that is not read leaves through TMA stores (hgemm_wgmma.cu) */
+  /* C that is not read leaves through TMA stores (hgemm_wgmma.cu) */
   memset(&mc, 0, sizeof mc);
-  t.c_tma = (kind == DLG_TC_F16 || kind == DLG_TC_BF16) && ces == 2 && a->beta == 0 &&
-            c_tensor_map(cu, &mc, &t) == CUDA_SUCCESS;
+  t.c_tma = a->beta == 0 && c_tensor_map(cu, &mc, &t) == CUDA_SUCCESS;
   *r = cu->LaunchKernel(f, (unsigned)(tiles < dev->sms ? tiles : dev->sms), 1, 1, DLG_WGMMA_THREADS,
                         1, 1, (unsigned)DLG_WGMMA_SMEM(bn), stream, params, NULL);
   return *r ? -1 : 1;
@@ -142,7 +151,7 @@ dlgemm_status dlg_cuda_tc_run(dlg_cuda_device *dev, int kind, int64_t batch,
   CUresult r = CUDA_SUCCESS;
 
   if (a->m == 0 || a->n == 0 || batch == 0) return DLGEMM_OK;
-  switch (launch_wgmma(cu, dev, kind, batch, op1, op2, a, stream, &r)) {
+  switch (dlg_cuda_wgmma_launch(dev, kind, batch, op1, op2, a, stream, &r)) {
   case 1: return DLGEMM_OK;
   case -1:
     return dlg_fail(DLGEMM_ERR_BACKEND_FAILED, "CUDA kernel launch failed: %s", dlg_cuda_error(r));

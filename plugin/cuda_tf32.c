@@ -7,7 +7,10 @@
  *
  * - TF32: an operand that is k-contiguous and 16-byte aligned goes to the
  *   kernels as it is, the tensor cores reading the top 19 bits of each
- *   value (truncation, as cuBLAS's TF32 does).  Any other is first packed
+ *   value (truncation, as cuBLAS's TF32 does).  On sm_90a one m- or
+ *   n-contiguous operand (NN's A) also goes as it is: the wgmma kernels'
+ *   rk variant reads it through registers, rounding to nearest TF32.  Any
+ *   other operand, or any the wgmma kernels do not take, is first packed
  *   (kernels/cuda/tf32_pack.cu: made k-contiguous, rounded to nearest TF32)
  *   into a workspace.
  * - 3xTF32: both operands are packed as three segments of k, A's rows as
@@ -77,6 +80,20 @@ static dlg_operand halves(dlg_operand o)
   return o;
 }
 
+/* The kernels' arguments for the m x n product of op1 and op2 (16-bit
+ * units) over kp values of k, into C of g. */
+static void tf32_args(dlg_hgemm_args *a, const dlg_gemm *g, int64_t m, int64_t n, int64_t kp,
+                      const dlg_operand *op1, const dlg_operand *op2)
+{
+  memset(a, 0, sizeof *a);
+  a->m = (int)m, a->n = (int)n, a->k = (int)(2 * kp);
+  a->alpha = (float)g->alpha, a->beta = (float)g->beta;
+  a->a = op1->data, a->lda = op1->ld, a->sa = op1->bs, a->vec_a = 1;
+  a->b = op2->data, a->ldb = op2->ld, a->sb = op2->bs, a->vec_b = 1;
+  a->c = g->c.data, a->ldc = dlg_ld(&g->c), a->sc = g->c.bs;
+  a->c_type = DLG_HOUT_F32;
+}
+
 dlgemm_status dlg_cuda_tf32(dlg_cuda_device *dev, const dlg_gemm *g, CUstream stream)
 {
   char why[160];
@@ -97,6 +114,15 @@ dlgemm_status dlg_cuda_tf32(dlg_cuda_device *dev, const dlg_gemm *g, CUstream st
       m > INT32_MAX || n > INT32_MAX || 2 * kp > INT32_MAX)
     return dlg_cuda_sgemm(dev, g, stream);
   if (m == 0 || n == 0 || g->batch == 0) return DLGEMM_OK;
+  if (!three && op1.vec && op2.vec && op1.kc != op2.kc) { /* one operand m- or n-contiguous */
+    const dlg_operand h1 = halves(op1), h2 = halves(op2);
+    tf32_args(&a, g, m, n, kp, &h1, &h2);
+    switch (dlg_cuda_wgmma_launch(dev, DLG_TC_TF32, g->batch, &h1, &h2, &a, stream, &r)) {
+    case 1: return DLGEMM_OK;
+    case -1:
+      return dlg_fail(DLGEMM_ERR_BACKEND_FAILED, "CUDA kernel launch failed: %s", dlg_cuda_error(r));
+    }
+  }
   pack1 = three || !op1.kc || !op1.vec;
   pack2 = three || !op2.kc || !op2.vec;
   p1 = packed_size(m, kp, &op1, g->batch);
@@ -118,13 +144,7 @@ dlgemm_status dlg_cuda_tf32(dlg_cuda_device *dev, const dlg_gemm *g, CUstream st
     op2.ld = p2.ld, op2.bs = op2.bs ? p2.rows * p2.ld : 0, op2.kc = op2.vec = 1;
   }
   op1 = halves(op1), op2 = halves(op2);
-  memset(&a, 0, sizeof a);
-  a.m = (int)m, a.n = (int)n, a.k = (int)(2 * kp);
-  a.alpha = (float)g->alpha, a.beta = (float)g->beta;
-  a.a = op1.data, a.lda = op1.ld, a.sa = op1.bs, a.vec_a = 1;
-  a.b = op2.data, a.ldb = op2.ld, a.sb = op2.bs, a.vec_b = 1;
-  a.c = g->c.data, a.ldc = dlg_ld(&g->c), a.sc = g->c.bs;
-  a.c_type = DLG_HOUT_F32;
+  tf32_args(&a, g, m, n, kp, &op1, &op2);
   st = r ? dlg_fail(DLGEMM_ERR_BACKEND_FAILED, "CUDA kernel launch failed: %s", dlg_cuda_error(r))
          : dlg_cuda_tc_run(dev, three ? DLG_TC_TF32X3 : DLG_TC_TF32, g->batch, &op1, &op2, &a,
                            stream);

@@ -15,7 +15,8 @@
  * register), a k8 wgmma step the 32 bytes of a k16 one; so the TF32 kernels
  * are the float16 kernels' k-contiguous variant with the instruction
  * changed.  TF32 has no transposed form: both operands must be
- * k-contiguous (the host packs those that are not).  TF32X3 is TF32 for
+ * k-contiguous (the host packs those that are not), except the first
+ * operand of the sm_90a rk kernels, read through registers.  TF32X3 is TF32 for
  * the 3xTF32 policy: the wgmma kernel adds each k-tile's products into
  * IEEE FP32 sums (hgemm_wgmma.cu says why); mma.sync runs it as TF32. */
 enum { DLG_TC_F16 = 0, DLG_TC_BF16 = 1, DLG_TC_TF32 = 2, DLG_TC_TF32X3 = 3, DLG_TC_KINDS = 4 };
@@ -55,7 +56,8 @@ typedef struct dlg_hgemm_args {
  * 64 x BN), k in steps of 64 (16-bit elements) through four TMA stages; one
  * block per SM.  (Six stages for BN 128 were measured slower: bench/NOTES.md.)
  * Shared memory: the stages, 1 KB to align them to the swizzle's period,
- * C's staging area (two 64 x 64 16-bit buffers per consumer), the mbarriers. */
+ * C's staging area (two 8 KB buffers per consumer: 64 x 64 16-bit or
+ * 32 x 64 FP32 values), the mbarriers. */
 /* The wgmma tiles' widths (BN), by index: kernels dlg_hgemm_wgmma_* (256),
  * dlg_hgemm_wgmma128_* and dlg_hgemm_wgmma192_*. */
 #define DLG_WGMMA_WIDTHS 3

@@ -48,14 +48,21 @@
  *   buffer (two per consumer) and one thread hands the buffer to a TMA
  *   store, so a consumer spends 4 stmatrix a 64-column block instead of 32
  *   scattered 2-byte stores, and goes back to its main loop while the TMA
- *   writes (measured at 4096^3 bf16: 0.94 to 1.04 of cuBLAS).  FP32 C, and
- *   C that is read (beta != 0) or not 16-byte aligned, is stored from the
- *   registers, pairs where C's layout allows.
+ *   writes (measured at 4096^3 bf16: 0.94 to 1.04 of cuBLAS).  FP32 C goes
+ *   the same way, 32 columns a buffer (epilogue_tma_f32).  C that is read
+ *   (beta != 0) or not 16-byte aligned is stored from the registers, pairs
+ *   where C's layout allows.
  * - alpha and beta in FP32; beta == 0 never reads C; one rounding to C's
  *   type.
  * - TF32 is the k-contiguous variant with wgmma.m64n<BN>k8.tf32: its
  *   operands come as 16-bit halves (hgemm_args.h), so a k-tile is 32 TF32
  *   values in the same 128-byte rows and each 32-byte step one k8 wgmma.
+ *   TF32 wgmma cannot transpose a shared-memory operand, so an m-contiguous
+ *   A (NN) takes the rk variant (A_REG): A's k-tile lands as 32-row x 32-k
+ *   boxes and each consumer thread loads its own fragments (16 LDS.32 a
+ *   k-tile, conflict-free by the row map of tile_row) for register-A
+ *   wgmmas.  Measured at 8192^3: 386 T against 367 T when a separate pass
+ *   first made A k-contiguous.
  * - 3xTF32 (kind TF32X3, 128- and 192-wide tiles) promotes: the tensor cores'
  *   FP32 accumulation is not IEEE (measured on the H100: summing 3 x 8192
  *   products in one accumulator left 12 times SGEMM's relative error,
@@ -121,15 +128,19 @@ static __device__ __forceinline__ void tma_load(unsigned dst, const CUtensorMap 
                : "memory");
 }
 
-/* The TMA store of one 64 x 64 box of C from shared memory at src, in this
- * thread's bulk group; the thread that issues it is the one that waits. */
+/* The TMA store of one box of C from shared memory at src, joining this
+ * thread's current bulk group (tma_commit closes it); the thread that
+ * issues it is the one that waits. */
 static __device__ __forceinline__ void tma_store(const CUtensorMap *map, unsigned src, int c0, int c1,
                                                  int c2)
 {
-  asm volatile("cp.async.bulk.tensor.3d.global.shared::cta.bulk_group [%0, {%1, %2, %3}], [%4];\n"
-               "cp.async.bulk.commit_group;\n" ::"l"(map),
+  asm volatile("cp.async.bulk.tensor.3d.global.shared::cta.bulk_group [%0, {%1, %2, %3}], [%4];\n" ::"l"(map),
                "r"(c0), "r"(c1), "r"(c2), "r"(src)
                : "memory");
+}
+static __device__ __forceinline__ void tma_commit()
+{
+  asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
 }
 /* Until at most N of this thread's TMA stores still read shared memory. */
 template <int N> static __device__ __forceinline__ void tma_store_wait_read()
@@ -250,6 +261,75 @@ static __device__ __forceinline__ void wgmma(float (&d)[64], unsigned long long 
     WGMMA_ASM("m64n128k8", "tf32", WGMMA_D64, "%64, %65, 0, 1, 1", WGMMA_F64(0));
 }
 
+/* The accumulator operands and A's four registers of a register-A TF32
+ * wgmma: d += A(64 x 8, this thread's fragment a) * B(8 x N, descriptor db). */
+#define WGMMA_RS_ASM(SHAPE, DLIST, AB, ...)                                                  \
+  asm volatile("wgmma.mma_async.sync.aligned." SHAPE ".f32.tf32.tf32 {" DLIST "}, " AB       \
+               ", 1, 1, 1;\n"                                                                 \
+               : __VA_ARGS__                                                                 \
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db))
+static __device__ __forceinline__ void wgmma_rs(float (&d)[128], const unsigned *a,
+                                                unsigned long long db)
+{
+  WGMMA_RS_ASM("m64n256k8", WGMMA_D128, "{%128, %129, %130, %131}, %132", WGMMA_F64(0),
+               WGMMA_F64(64));
+}
+static __device__ __forceinline__ void wgmma_rs(float (&d)[96], const unsigned *a,
+                                                unsigned long long db)
+{
+  WGMMA_RS_ASM("m64n192k8", WGMMA_D96, "{%96, %97, %98, %99}, %100", WGMMA_F64(0), WGMMA_F8(64),
+               WGMMA_F8(72), WGMMA_F8(80), WGMMA_F8(88));
+}
+static __device__ __forceinline__ void wgmma_rs(float (&d)[64], const unsigned *a,
+                                                unsigned long long db)
+{
+  WGMMA_RS_ASM("m64n128k8", WGMMA_D64, "{%64, %65, %66, %67}, %68", WGMMA_F64(0));
+}
+
+/* A 32-bit word of shared memory, as TF32 rounded to nearest (the tensor
+ * cores would truncate).  volatile: it must stay after the stage's wait. */
+static __device__ __forceinline__ unsigned lds_tf32(unsigned addr)
+{
+  unsigned v;
+  asm volatile("{\n.reg .f32 x;\nld.shared.f32 x, [%1];\ncvt.rna.tf32.f32 %0, x;\n}\n"
+               : "=r"(v)
+               : "r"(addr));
+  return v;
+}
+
+/* Which of the consumer's 64 tile rows a thread's accumulators (and, in
+ * the A_REG kernels, its A fragments) stand for.  wgmma gives lane l of
+ * warp w fragment rows 16w + l / 4 and +8; any one-to-one map of those to
+ * tile rows works, as long as A's fragments are loaded by the same map.
+ * RSTEP 8 is the plain one: row 16w + l / 4, and +8.  RSTEP 4 (A_REG)
+ * makes the A loads free of bank conflicts (a_frag_offsets): row 32 (w / 2)
+ * + 8 (w % 2) + 16 (g / 4) + g % 4, and +4, for g = l / 4. */
+template <int RSTEP> static __device__ __forceinline__ int tile_row()
+{
+  const int w = (threadIdx.x / 32) % 4, g = (threadIdx.x % 32) / 4;
+  return RSTEP == 8 ? 16 * w + g : 32 * (w / 2) + 8 * (w % 2) + 16 * (g / 4) + g % 4;
+}
+
+/* Where this thread's fragment of an m-contiguous TF32 A lies in a stage:
+ * the byte offsets, from the consumer's first box, of fragment registers
+ * e = 0..3 of the k8 step 0 (step kk adds 1024).  Register e holds row
+ * tile_row + RSTEP (e & 1), k = l % 4 + 4 (e >> 1).  The stage holds the
+ * consumer's 64 rows as two TMA boxes of 32 rows x 32 k (4 KB, 128-byte
+ * swizzled): k is the line (128 bytes), row r of a box is 16-byte chunk
+ * r / 4, word r % 4, and chunk c of line L is stored at chunk c ^ (L % 8).
+ * With RSTEP 4 a warp's 8 row groups fall on chunks c and c ^ 4 (c + 4),
+ * whose XOR with the 4 lines (k) of one load gives 8 different chunks:
+ * 32 banks.  (RSTEP 8's chunks c, c + 1 collide: two-way conflicts.) */
+template <int RSTEP> static __device__ __forceinline__ void a_frag_offsets(unsigned (&off)[4])
+{
+  const int t = threadIdx.x % 4, r0 = tile_row<RSTEP>();
+#pragma unroll
+  for (int e = 0; e < 4; e++) {
+    const int r = r0 + RSTEP * (e & 1), rr = r % 32, line = t + 4 * (e >> 1);
+    off[e] = (r / 32) * 4096 + line * 128 + (((rr / 4) ^ line) << 4) + 4 * (rr % 4);
+  }
+}
+
 using hconv::narrow;
 using hconv::store_pair;
 using hconv::widen;
@@ -262,7 +342,7 @@ using hconv::widen;
  * not 0, C is read.  Everything that does not change per element is decided
  * once, outside the unrolled loop (measured: per-element tests of beta and
  * of the layout made the epilogue cost a quarter of the time at 4096^3). */
-template <typename T, int ND, bool PAIR, bool BETA>
+template <typename T, int ND, int RSTEP, bool PAIR, bool BETA>
 static __device__ __forceinline__ void store_tile(const dlg_hgemm_args &p, T *C, int r0, int c0,
                                                   const float (&d)[ND])
 {
@@ -271,7 +351,7 @@ static __device__ __forceinline__ void store_tile(const dlg_hgemm_args &p, T *C,
   for (int j = 0; j < ND / 4; j++)
 #pragma unroll
     for (int h = 0; h < 2; h++) {
-      const int row = r0 + 8 * h, col = c0 + 8 * j;
+      const int row = r0 + RSTEP * h, col = c0 + 8 * j;
       T *cp = C + row * rs + col * cs;
       float v0 = p.alpha * d[4 * j + 2 * h], v1 = p.alpha * d[4 * j + 2 * h + 1];
       if (PAIR) {
@@ -288,18 +368,36 @@ static __device__ __forceinline__ void store_tile(const dlg_hgemm_args &p, T *C,
     }
 }
 
-template <typename T, int ND>
+template <typename T, int RSTEP, int ND>
 static __device__ __forceinline__ void epilogue(const dlg_hgemm_args &p, int z, int row0, int col0,
                                                 const float (&d)[ND])
 {
   T *C = (T *)p.c + (long long)z * p.sc;
-  const int lane = threadIdx.x % 32;
-  const int r0 = row0 + 16 * ((threadIdx.x / 32) % 4) + lane / 4, c0 = col0 + 2 * (lane % 4);
+  const int r0 = row0 + tile_row<RSTEP>(), c0 = col0 + 2 * (threadIdx.x % 4);
   const bool pair = p.c_trans && p.c_pair;
-  if (pair && p.beta != 0.f) store_tile<T, ND, true, true>(p, C, r0, c0, d);
-  else if (pair) store_tile<T, ND, true, false>(p, C, r0, c0, d);
-  else if (p.beta != 0.f) store_tile<T, ND, false, true>(p, C, r0, c0, d);
-  else store_tile<T, ND, false, false>(p, C, r0, c0, d);
+  if (pair && p.beta != 0.f) store_tile<T, ND, RSTEP, true, true>(p, C, r0, c0, d);
+  else if (pair) store_tile<T, ND, RSTEP, true, false>(p, C, r0, c0, d);
+  else if (p.beta != 0.f) store_tile<T, ND, RSTEP, false, true>(p, C, r0, c0, d);
+  else store_tile<T, ND, RSTEP, false, false>(p, C, r0, c0, d);
+}
+
+/* The staging buffer for this consumer's next box of C (of two, 8 KB each,
+ * alternating with stored), once the TMA store that read it two boxes ago
+ * is done with it. */
+static __device__ __forceinline__ unsigned staging_next(unsigned buf0, int stored, int half)
+{
+  if (threadIdx.x % 128 == 0) tma_store_wait_read<1>();
+  consumer_sync(1 + half);
+  return buf0 + (stored & 1) * 8192;
+}
+/* The buffer written: made visible to the TMA (the stores went through the
+ * generic proxy, the TMA reads through the async one); true for the one
+ * thread that then issues the TMA store. */
+static __device__ __forceinline__ bool staging_written(int half)
+{
+  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+  consumer_sync(1 + half);
+  return threadIdx.x % 128 == 0;
 }
 
 /* C (16-bit T, beta 0) through shared memory and TMA stores: the consumer's
@@ -319,12 +417,9 @@ static __device__ __forceinline__ void epilogue_tma(const dlg_hgemm_args &p, con
 {
   const int lane = threadIdx.x % 32, w = (threadIdx.x / 32) % 4, r = lane & 7;
   const int h = (lane >> 3) & 1, jl_lane = lane >> 4; /* this lane's matrix: row half, column block */
-  const bool leader = threadIdx.x % 128 == 0;
 #pragma unroll
   for (int q = 0; q < ND / 32; q++, stored++) {
-    const unsigned buf = buf0 + (stored & 1) * 8192;
-    if (leader) tma_store_wait_read<1>(); /* the store two boxes ago has read buf */
-    consumer_sync(1 + half);
+    const unsigned buf = staging_next(buf0, stored, half);
 #pragma unroll
     for (int jp = 0; jp < 4; jp++) {
       const int j = 8 * q + 2 * jp, jl = 2 * jp + jl_lane;
@@ -337,12 +432,61 @@ static __device__ __forceinline__ void epilogue_tma(const dlg_hgemm_args &p, con
       else /* line = tile column 8 jl + r, chunk = rows 16w + 8h.. */
         stmatrix4<true>(buf + (8 * jl + r) * 128 + (((2 * w + h) ^ r) << 4), r0, r1, r2, r3);
     }
-    /* stmatrix wrote through the generic proxy; the TMA reads through the async one */
-    asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
-    consumer_sync(1 + half);
-    if (leader) {
+    if (staging_written(half)) {
       if (p.c_trans) tma_store(mc, buf, col0 + 64 * q, row0, z);
       else tma_store(mc, buf, row0, col0 + 64 * q, z);
+      tma_commit();
+    }
+  }
+}
+
+/* FP32 C (beta 0) the same way: the consumer's 64 x BN rows leave 32
+ * columns at a time through the two 8 KB buffers, as 128-byte lines of 32
+ * floats, 16-byte chunk c of line L at chunk c ^ (L % 8).  c_trans (C's
+ * contiguous dimension is the tile's columns): one 32-column x 64-row box,
+ * line = tile row, a thread's column pairs one 8-byte store.  Otherwise:
+ * two 32-row x 32-column boxes (rows 0-31 and 32-63), line = tile column,
+ * one 4-byte store an element; with RSTEP 8 a warp's 32 stores then fall
+ * on 8 chunks x 4 words (no conflicts), with RSTEP 4 on half of those. */
+template <int RSTEP, int ND>
+static __device__ __forceinline__ void epilogue_tma_f32(const dlg_hgemm_args &p, const CUtensorMap *mc,
+                                                        unsigned buf0, int half, int &stored, int z,
+                                                        int row0, int col0, const float (&d)[ND])
+{
+  const int t = threadIdx.x % 4, r0 = tile_row<RSTEP>();
+#pragma unroll
+  for (int q = 0; q < ND / 16; q++, stored++) {
+    const unsigned buf = staging_next(buf0, stored, half);
+#pragma unroll
+    for (int jj = 0; jj < 4; jj++)
+#pragma unroll
+      for (int h = 0; h < 2; h++) {
+        const int j = 4 * q + jj, r = r0 + RSTEP * h;
+        const float v0 = p.alpha * d[4 * j + 2 * h], v1 = p.alpha * d[4 * j + 2 * h + 1];
+        if (p.c_trans) {
+          asm volatile("st.shared.v2.f32 [%0], {%1, %2};\n" ::"r"(
+                           buf + r * 128 + (((2 * jj + t / 2) ^ (r % 8)) << 4) + 8 * (t % 2)),
+                       "f"(v0), "f"(v1)
+                       : "memory");
+        } else {
+          const unsigned box = buf + (r / 32) * 4096, rc = (r % 32) / 4, rw = 4 * (r % 4);
+          const int l0 = 8 * jj + 2 * t; /* lines l0 and l0 + 1 */
+          asm volatile("st.shared.f32 [%0], %1;\n" ::"r"(box + l0 * 128 + ((rc ^ (l0 % 8)) << 4) + rw),
+                       "f"(v0)
+                       : "memory");
+          asm volatile("st.shared.f32 [%0], %1;\n" ::"r"(box + (l0 + 1) * 128 +
+                                                          ((rc ^ ((l0 + 1) % 8)) << 4) + rw),
+                       "f"(v1)
+                       : "memory");
+        }
+      }
+    if (staging_written(half)) { /* coordinates in 16-bit units along C's contiguous dimension */
+      if (p.c_trans) tma_store(mc, buf, 2 * (col0 + 32 * q), row0, z);
+      else {
+        tma_store(mc, buf, 2 * row0, col0 + 32 * q, z);
+        tma_store(mc, buf + 4096, 2 * (row0 + 32), col0 + 32 * q, z);
+      }
+      tma_commit();
     }
   }
 }
@@ -378,6 +522,11 @@ static __device__ __forceinline__ void gemm(const dlg_hgemm_args &p, const CUten
 {
   enum { B_BYTES = BN * BK * 2, STAGE_BYTES = A_BYTES + B_BYTES };
   constexpr bool PROMOTE = KIND == DLG_TC_TF32X3; /* k-contiguous operands only */
+  /* TF32 with an m-contiguous A: A goes through registers (wgmma's A may
+   * come from registers in any layout; from shared memory TF32 must be
+   * k-contiguous) */
+  constexpr bool A_REG = KIND == DLG_TC_TF32 && !A_KC;
+  constexpr int RSTEP = A_REG ? 4 : 8; /* tile_row */
   /* k-tiles between FP32 adds.  Measured at 8192^3: 2, 4, 8, 16 and 64 all
    * ran at 95-99 TFLOP/s; the relative error was 2.8e-7, 3.7e-7, 6.4e-7,
    * 1.2e-6 and 4.8e-6 (cuBLAS SGEMM's 1.6e-6) */
@@ -422,6 +571,8 @@ static __device__ __forceinline__ void gemm(const dlg_hgemm_args &p, const CUten
         bar_wait(bars + 8 * (STAGES + s), ((it / STAGES) & 1) ^ 1);
         bar_expect(full, STAGE_BYTES);
         if (A_KC) tma_load(sa, ma, full, kt * BK, tm * BM, za);
+        else if (A_REG) /* boxes of 32 rows (64 halves) x 32 k */
+          for (int b = 0; b < BM / 32; b++) tma_load(sa + b * 4096, ma, full, 2 * (tm * BM + 32 * b), kt * (BK / 2), za);
         else
           for (int b = 0; b < BM / 64; b++) tma_load(sa + b * BOX, ma, full, tm * BM + 64 * b, kt * BK, za);
         if (B_KC) tma_load(sb, mb, full, kt * BK, tn * BN, zb);
@@ -455,6 +606,30 @@ static __device__ __forceinline__ void gemm(const dlg_hgemm_args &p, const CUten
     asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
     if (free_prev && warp_leader) bar_arrive(bars + 8 * (STAGES + (it - 1) % STAGES));
   };
+  /* The same for A_REG: this thread's A fragments of the stage (ar, 4 per
+   * k8 step) are loaded first, and the k-tile's wgmmas are waited for
+   * before the next k-tile loads its own: ptxas serialises every wgmma
+   * when an instruction writes a wgmma's input registers while wgmmas are
+   * in flight.  The other consumer's wgmmas keep the tensor cores busy
+   * across this one's gap. */
+  unsigned a_off[4];
+  a_frag_offsets<RSTEP>(a_off);
+  auto ktile_rs = [&](float(&dd)[BN / 2], int it) {
+    const int s = it % STAGES;
+    const unsigned sa = s0 + s * STAGE_BYTES + half * 8192, sb = s0 + s * STAGE_BYTES + A_BYTES;
+    unsigned ar[16];
+    bar_wait(bars + 8 * s, (it / STAGES) & 1);
+#pragma unroll
+    for (int kk = 0; kk < BK / 16; kk++)
+#pragma unroll
+      for (int e = 0; e < 4; e++) ar[4 * kk + e] = lds_tf32(sa + 1024 * kk + a_off[e]);
+    asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+#pragma unroll
+    for (int kk = 0; kk < BK / 16; kk++) wgmma_rs(dd, ar + 4 * kk, desc(sb + 32 * kk, 16, 1024));
+    asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+    asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
+    if (warp_leader) bar_arrive(bars + 8 * (STAGES + s));
+  };
   int it = 0, stored = 0;
   for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
     int tm, tn, z;
@@ -464,7 +639,9 @@ static __device__ __forceinline__ void gemm(const dlg_hgemm_args &p, const CUten
     float d[BN / 2], acc[BN / 2];
 #pragma unroll
     for (int i = 0; i < BN / 2; i++) d[i] = 0.f, acc[i] = 0.f;
-    if (!PROMOTE) {
+    if constexpr (A_REG) {
+      for (int kt = 0; kt < ktiles; kt++, it++) ktile_rs(d, it);
+    } else if (!PROMOTE) {
       for (int kt = 0; kt < ktiles; kt++, it++) ktile(fresh_no{}, d, it, kt > 0);
       asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
       if (ktiles > 0 && warp_leader) bar_arrive(bars + 8 * (STAGES + (it - 1) % STAGES));
@@ -484,6 +661,10 @@ static __device__ __forceinline__ void gemm(const dlg_hgemm_args &p, const CUten
     const int row0 = tm * BM + 64 * half, col0 = tn * BN;
     const float(&sum)[BN / 2] = PROMOTE ? acc : d;
     const unsigned buf0 = c_stage + half * 16384;
+    if (p.c_tma && p.c_type == DLG_HOUT_F32) {
+      epilogue_tma_f32<RSTEP>(p, mc, buf0, half, stored, z, row0, col0, sum);
+      continue;
+    }
     if constexpr (KIND == DLG_TC_F16 || KIND == DLG_TC_BF16) {
       if (p.c_tma && p.c_type == DLG_HOUT_F16) {
         epilogue_tma<__half>(p, mc, buf0, half, stored, z, row0, col0, sum);
@@ -494,9 +675,9 @@ static __device__ __forceinline__ void gemm(const dlg_hgemm_args &p, const CUten
         continue;
       }
     }
-    if (p.c_type == DLG_HOUT_F32) epilogue<float>(p, z, row0, col0, sum);
-    else if (p.c_type == DLG_HOUT_F16) epilogue<__half>(p, z, row0, col0, sum);
-    else epilogue<__nv_bfloat16>(p, z, row0, col0, sum);
+    if (p.c_type == DLG_HOUT_F32) epilogue<float, RSTEP>(p, z, row0, col0, sum);
+    else if (p.c_type == DLG_HOUT_F16) epilogue<__half, RSTEP>(p, z, row0, col0, sum);
+    else epilogue<__nv_bfloat16, RSTEP>(p, z, row0, col0, sum);
   }
   /* shared memory must outlive the TMA stores that read it */
   if (stored && threadIdx.x % 128 == 0) tma_store_wait_all();
@@ -521,7 +702,7 @@ static __device__ __forceinline__ void gemm(const dlg_hgemm_args &p, const CUten
 /* dlg_hgemm_wgmma_<type>_<a><b> (128 x 256 tiles), dlg_hgemm_wgmma192_...
  * and dlg_hgemm_wgmma128_... (128 x 192 and 128 x 128, for problems that
  * leave SMs idle with the larger tile); a/b as the mma.sync kernels, TF32
- * k-contiguous only. */
+ * k-contiguous, or (rk) with an m-contiguous A. */
 #define DLG_WGMMA_FAMILY(PREFIX, BN)                                  \
   DLG_WGMMA_KERNEL(PREFIX##_f16_rr, DLG_TC_F16, false, false, BN)     \
   DLG_WGMMA_KERNEL(PREFIX##_f16_rk, DLG_TC_F16, false, true, BN)      \
@@ -531,6 +712,7 @@ static __device__ __forceinline__ void gemm(const dlg_hgemm_args &p, const CUten
   DLG_WGMMA_KERNEL(PREFIX##_bf16_rk, DLG_TC_BF16, false, true, BN)    \
   DLG_WGMMA_KERNEL(PREFIX##_bf16_kr, DLG_TC_BF16, true, false, BN)    \
   DLG_WGMMA_KERNEL(PREFIX##_bf16_kk, DLG_TC_BF16, true, true, BN)     \
+  DLG_WGMMA_KERNEL(PREFIX##_tf32_rk, DLG_TC_TF32, false, true, BN)    \
   DLG_WGMMA_KERNEL(PREFIX##_tf32_kk, DLG_TC_TF32, true, true, BN)
 DLG_WGMMA_KERNEL(dlg_hgemm_wgmma128_tf32x3_kk, DLG_TC_TF32X3, true, true, 128)
 DLG_WGMMA_KERNEL(dlg_hgemm_wgmma192_tf32x3_kk, DLG_TC_TF32X3, true, true, 192)
