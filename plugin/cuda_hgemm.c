@@ -128,6 +128,7 @@ int dlg_cuda_wgmma_launch(dlg_cuda_device *dev, int kind, int64_t batch, const d
     t.b = a->a, t.ldb = a->lda, t.sb = a->sa;
   }
   t.batch = (int)batch;
+  t.walk_rows = dlg_config_get()->wgmma_walk_rows;
   t.c_trans = swap;
   t.c_pair = (uintptr_t)a->c % (2 * ces) == 0 && a->ldc % 2 == 0 && a->sc % 2 == 0;
   /* C that is not read leaves through TMA stores (hgemm_wgmma.cu) */

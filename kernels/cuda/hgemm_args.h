@@ -40,6 +40,7 @@ typedef struct dlg_hgemm_args {
   int c_pair;           /* wgmma: c and ldc allow stores of two adjacent elements */
   int c_tma;            /* wgmma: C (16-bit, beta 0) leaves through the staging area and
                            TMA stores, by the kernel's tensor map of C */
+  int walk_rows;        /* wgmma: tile-rows per group of the persistent walk */
 } dlg_hgemm_args;
 
 /* mma.sync kernels (hgemm_mma.cu): a 128 x 128 tile of C per block of four

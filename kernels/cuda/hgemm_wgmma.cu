@@ -38,9 +38,12 @@
  *   aligned bases and leading dimensions: the host sends other operands to
  *   the mma.sync kernels.
  * - Persistent: one block per SM walks the tiles; consecutive tiles run
- *   down groups of 8 tile-rows so that blocks working at the same time
- *   share panels of A and B in L2.  While the consumers store one tile the
- *   producer is already loading the next.
+ *   down groups of walk_rows tile-rows (16) so that blocks working at the
+ *   same time share panels of A and B in L2.  16 is the group that reads
+ *   least: 132 tiles of 128 x 256 span 16 tile-rows by 8.25 columns, 2048
+ *   rows of A and 2112 columns of B, where 8 by 16.5 span 1024 + 4224
+ *   (measured level with 8 at 8192^3, within the noise).  While the
+ *   consumers store one tile the producer is already loading the next.
  * - The epilogue must not hold the tensor cores up: both consumers finish
  *   a tile together, and while they store C no wgmma runs.  A 16-bit C
  *   with beta = 0 (the common case) goes out through shared memory:
@@ -504,13 +507,13 @@ static __device__ __forceinline__ void promote(float (&acc)[N], const float (&d)
   for (int i = 0; i < N; i++) acc[i] += d[i];
 }
 
-/* Tile t of the walk: groups of 8 tile-rows, column by column inside a
- * group, batch outermost. */
-static __device__ __forceinline__ void tile_of(int t, int tiles_m, int tiles_n, int &tm, int &tn,
-                                               int &z)
+/* Tile t of the walk: groups of `rows` tile-rows, column by column inside
+ * a group, batch outermost. */
+static __device__ __forceinline__ void tile_of(int t, int rows, int tiles_m, int tiles_n, int &tm,
+                                               int &tn, int &z)
 {
-  const int per = tiles_m * tiles_n, u = t % per, group = u / (8 * tiles_n);
-  const int first = group * 8, size = min(8, tiles_m - first), in = u % (8 * tiles_n);
+  const int per = tiles_m * tiles_n, u = t % per, group = u / (rows * tiles_n);
+  const int first = group * rows, size = min(rows, tiles_m - first), in = u % (rows * tiles_n);
   z = t / per;
   tm = first + in % size;
   tn = in / size;
@@ -563,7 +566,7 @@ static __device__ __forceinline__ void gemm(const dlg_hgemm_args &p, const CUten
     int it = 0;
     for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
       int tm, tn, z;
-      tile_of(t, tiles_m, tiles_n, tm, tn, z);
+      tile_of(t, p.walk_rows, tiles_m, tiles_n, tm, tn, z);
       const int za = p.sa ? z : 0, zb = p.sb ? z : 0;
       for (int kt = 0; kt < ktiles; kt++, it++) {
         const int s = it % STAGES;
@@ -633,7 +636,7 @@ static __device__ __forceinline__ void gemm(const dlg_hgemm_args &p, const CUten
   int it = 0, stored = 0;
   for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
     int tm, tn, z;
-    tile_of(t, tiles_m, tiles_n, tm, tn, z);
+    tile_of(t, p.walk_rows, tiles_m, tiles_n, tm, tn, z);
     /* d: the tensor cores' sum (PROMOTE: of the current group of k-tiles;
      * acc the IEEE FP32 total, unused and gone otherwise) */
     float d[BN / 2], acc[BN / 2];

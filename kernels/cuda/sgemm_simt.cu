@@ -546,8 +546,10 @@ static __device__ __forceinline__ void gemm_streamk(const gemm_args &p)
       const long long u0 = (long long)(wt - dp) * iters; /* the tile's first stream-K unit */
       const long long first = streamk_block_of(p, u0), last = streamk_block_of(p, u0 + iters - 1);
       /* Release: every thread's part is visible device-wide before the
-       * count; the adder's second fence is the acquire. */
+       * count (the barrier: before thread 0 counts, not only before the
+       * block goes on); the adder's second fence is the acquire. */
       __threadfence();
+      __syncthreads();
       if (__syncthreads_or(threadIdx.x == 0 &&
                            atomicAdd(&p.sk_count[wt - dp], 1) == (int)(last - first))) {
         __threadfence();
