@@ -29,7 +29,7 @@
 #include "bench_common.h"
 #include "cudrv.h"
 #include "dlgemm.h"
-#include "half.h"
+#include "core/half.h"
 
 typedef int (*cublas_create_fn)(void **);
 typedef int (*cublas_set_stream_fn)(void *, CUstream);

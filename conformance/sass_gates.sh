@@ -3,9 +3,13 @@
 # proof that they bite: a planted local-memory kernel and a diluted loop
 # (sass_probe.cu) must each fail the gate that guards against them.
 #
-# usage: sass_gates.sh DLGEMM-SASS LIBDLGEMM PROBE-LISTING
+# usage: sass_gates.sh DLGEMM-SASS KERNEL-LISTING PROBE-LISTING
+# (KERNEL-LISTING: the build's cuobjdump -sass of every embedded fatbin; the
+# per-family listings NAME.sass beside it serve the family gates, so that
+# each gate reads its own kernels rather than all 460 MB of them)
 set -u
 tool=$1 lib=$2 probes=$3
+dir=$(dirname "$lib")
 fail=0
 gate() { # description, expected exit status, arguments...
   local what=$1 want=$2 out rc
@@ -33,23 +37,26 @@ gate "no spills or stack frames in libdlgemm's kernels" 0 --gate-clean "$lib"
 for arch in sm_80 sm_90; do
   for tile in 128x128 256x128 128x256; do
     gate "dlg_sgemm_$tile $arch main loop: FFMA >= 0.90, LDS.128" 0 \
-      --gate-loop 0.90 --gate-op LDS.128 --kernel "dlg_sgemm_${tile}_" --arch $arch "$lib"
+      --gate-loop 0.90 --gate-op LDS.128 --kernel "dlg_sgemm_${tile}_" --arch $arch "$dir/sgemm_simt.sass"
     gate "dlg_sgemm_streamk_$tile $arch main loop: FFMA >= 0.895, LDS.128" 0 \
-      --gate-loop 0.895 --gate-op LDS.128 --kernel "dlg_sgemm_streamk_${tile}_" --arch $arch "$lib"
+      --gate-loop 0.895 --gate-op LDS.128 --kernel "dlg_sgemm_streamk_${tile}_" --arch $arch "$dir/sgemm_simt.sass"
   done
 done
 # The tensor-core kernels contain the matrix instruction they were written
 # for: HMMA from mma.sync on sm_80 and sm_90, HGMMA from wgmma on sm_90a
 # (that fatbin exists when sm_90 is among the build's architectures).
 for arch in sm_80 sm_90; do
-  if "$tool" --kernel dlg_hgemm_mma_ --arch $arch "$lib" >/dev/null 2>&1; then
-    gate "dlg_hgemm_mma_* $arch: HMMA" 0 --gate-has HMMA --kernel dlg_hgemm_mma_ --arch $arch "$lib"
+  if "$tool" --kernel dlg_hgemm_mma_ --arch $arch "$dir/hgemm_mma.sass" >/dev/null 2>&1; then
+    gate "dlg_hgemm_mma_* $arch: HMMA" 0 --gate-has HMMA --kernel dlg_hgemm_mma_ --arch $arch \
+      "$dir/hgemm_mma.sass"
   fi
 done
-if "$tool" --kernel dlg_hgemm_wgmma --arch sm_90a "$lib" >/dev/null 2>&1; then
-  gate "dlg_hgemm_wgmma* sm_90a (128-, 192- and 256-wide, every type): HGMMA" 0 --gate-has HGMMA \
-    --kernel dlg_hgemm_wgmma --arch sm_90a "$lib"
-fi
+for bn in 256 192 128; do
+  w=$dir/hgemm_wgmma$bn.sass
+  [ -f "$w" ] || continue
+  gate "dlg_hgemm_wgmma* sm_90a, $bn wide, every type: HGMMA" 0 --gate-has HGMMA \
+    --kernel dlg_hgemm_wgmma --arch sm_90a "$w"
+done
 # The gates bite.
 gate "a kernel without the matrix instruction fails the has gate" 1 --gate-has HMMA \
   --kernel probe_dense "$probes"

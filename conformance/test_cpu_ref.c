@@ -5,7 +5,8 @@
 #include <check.h>
 #include <dlfcn.h>
 #include <string.h>
-#include "cpu_blas.h"
+#include "cpu/blas.h"
+#include "cpu/ref.h"
 #include "testutil.h"
 
 START_TEST(reference_loops_equal_netlib)

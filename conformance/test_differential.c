@@ -20,7 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "cpu_blas.h"
+#include "cpu/blas.h"
 #include "dlgemm.h"
 #include "gpu_probe.h"
 #include "testutil.h"

@@ -27,7 +27,7 @@
 #include <string.h>
 #include "dlgemm.h"
 #include "gpu_probe.h"
-#include "half.h"
+#include "core/half.h"
 #include "testutil.h"
 #ifdef DLGEMM_HAVE_CUDA
 #include "cudrv.h"

@@ -1,5 +1,5 @@
 /*
- * test_offload - the host-array engine (plugin/cuda_offload.c) through
+ * test_offload - the host-array engine (plugin/cuda/hostarray/engine.c) through
  * sgemm_ and dgemm_ on malloc'ed arrays, with DLGEMM_FORCE=gpu:
  *
  *   shapes   problems of several tiles each way, every transpose, padded

@@ -10,8 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "config.h"
-#include "route.h"
+#include "core/config.h"
+#include "cpu/backend.h"
+#include "route/route.h"
 #include "testutil.h"
 
 static int gpu_present, gpu_takes_f64;

@@ -13,7 +13,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include "cpu_blas.h"
+#include "cpu/blas.h"
 #include "testutil.h"
 #include "blas_symbols.h"
 

@@ -13,7 +13,7 @@
 #include <stdint.h>
 #include <string.h>
 #include "dlgemm.h"
-#include "validate.h"
+#include "api/validate.h"
 
 typedef struct fixture {
   float a[64], b[64], c[64], c_before[64];

@@ -1,8 +1,8 @@
 /*
  * hgemm_args.h - kernel parameters and tile constants of the tensor-core
  * GEMMs (hgemm_mma.cu, hgemm_wgmma.cu) and of the TF32 packing pass
- * (tf32_pack.cu), shared with the host launchers (plugin/cuda_hgemm.c,
- * plugin/cuda_tf32.c, plain C) so the two sides cannot disagree.
+ * (tf32_pack.cu), shared with the host launchers (plugin/cuda/device/hgemm.c,
+ * plugin/cuda/device/tf32.c, plain C) so the two sides cannot disagree.
  */
 #ifndef DLG_HGEMM_ARGS_H
 #define DLG_HGEMM_ARGS_H

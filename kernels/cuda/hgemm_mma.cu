@@ -32,7 +32,7 @@
  *   of an operand that is not 16-byte aligned, is gathered element by
  *   element and stored to shared memory, so any m, n, k and leading
  *   dimension is exact.
- * - TF32 (the FP32 precision policies, plugin/cuda_tf32.c) is the
+ * - TF32 (the FP32 precision policies, plugin/cuda/device/tf32.c) is the
  *   k-contiguous variant with m16n8k8.tf32 for m16n8k16: the host passes the
  *   FP32 operands as 16-bit halves, so BK = 32 halves is 16 TF32 values and
  *   each k16 step of the loop one k8 mma (hgemm_args.h says why the

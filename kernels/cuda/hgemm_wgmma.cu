@@ -1,7 +1,7 @@
 /*
  * hgemm_wgmma.cu - float16 / bfloat16 GEMM for sm_90a: wgmma fed by the
  * tensor memory accelerator (TMA), producer and consumer warpgroups, a
- * persistent grid.  Built only for sm_90a (kernels_sm90a.cu); on other chips
+ * persistent grid.  Built only for sm_90a (one translation unit per tile width, CMakeLists.txt); on other chips
  * the mma.sync kernels (hgemm_mma.cu) run.
  *
  * The contract is the other kernels': the column-major product C = alpha *
@@ -271,20 +271,22 @@ static __device__ __forceinline__ void wgmma(float (&d)[64], unsigned long long 
                ", 1, 1, 1;\n"                                                                 \
                : __VA_ARGS__                                                                 \
                : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db))
-static __device__ __forceinline__ void wgmma_rs(float (&d)[128], const unsigned *a,
-                                                unsigned long long db)
+/* Each translation unit builds one tile width (the end of this file), so
+ * two of these three go unused there. */
+__attribute__((unused)) static __device__ __forceinline__ void wgmma_rs(
+    float (&d)[128], const unsigned *a, unsigned long long db)
 {
   WGMMA_RS_ASM("m64n256k8", WGMMA_D128, "{%128, %129, %130, %131}, %132", WGMMA_F64(0),
                WGMMA_F64(64));
 }
-static __device__ __forceinline__ void wgmma_rs(float (&d)[96], const unsigned *a,
-                                                unsigned long long db)
+__attribute__((unused)) static __device__ __forceinline__ void wgmma_rs(
+    float (&d)[96], const unsigned *a, unsigned long long db)
 {
   WGMMA_RS_ASM("m64n192k8", WGMMA_D96, "{%96, %97, %98, %99}, %100", WGMMA_F64(0), WGMMA_F8(64),
                WGMMA_F8(72), WGMMA_F8(80), WGMMA_F8(88));
 }
-static __device__ __forceinline__ void wgmma_rs(float (&d)[64], const unsigned *a,
-                                                unsigned long long db)
+__attribute__((unused)) static __device__ __forceinline__ void wgmma_rs(
+    float (&d)[64], const unsigned *a, unsigned long long db)
 {
   WGMMA_RS_ASM("m64n128k8", WGMMA_D64, "{%64, %65, %66, %67}, %68", WGMMA_F64(0));
 }
@@ -717,8 +719,17 @@ static __device__ __forceinline__ void gemm(const dlg_hgemm_args &p, const CUten
   DLG_WGMMA_KERNEL(PREFIX##_bf16_kk, DLG_TC_BF16, true, true, BN)     \
   DLG_WGMMA_KERNEL(PREFIX##_tf32_rk, DLG_TC_TF32, false, true, BN)    \
   DLG_WGMMA_KERNEL(PREFIX##_tf32_kk, DLG_TC_TF32, true, true, BN)
-DLG_WGMMA_KERNEL(dlg_hgemm_wgmma128_tf32x3_kk, DLG_TC_TF32X3, true, true, 128)
-DLG_WGMMA_KERNEL(dlg_hgemm_wgmma192_tf32x3_kk, DLG_TC_TF32X3, true, true, 192)
+/* One width per translation unit: the build compiles this file once for
+ * each (-DDLG_WGMMA_BUILD_BN=256, 192, 128), so the three widths, most of
+ * the library's compile time, build in parallel. */
+#if DLG_WGMMA_BUILD_BN == 256
 DLG_WGMMA_FAMILY(dlg_hgemm_wgmma, 256)
+#elif DLG_WGMMA_BUILD_BN == 192
+DLG_WGMMA_KERNEL(dlg_hgemm_wgmma192_tf32x3_kk, DLG_TC_TF32X3, true, true, 192)
 DLG_WGMMA_FAMILY(dlg_hgemm_wgmma192, 192)
+#elif DLG_WGMMA_BUILD_BN == 128
+DLG_WGMMA_KERNEL(dlg_hgemm_wgmma128_tf32x3_kk, DLG_TC_TF32X3, true, true, 128)
 DLG_WGMMA_FAMILY(dlg_hgemm_wgmma128, 128)
+#else
+#error "define DLG_WGMMA_BUILD_BN as 256, 192 or 128 (CMakeLists.txt does)"
+#endif

@@ -578,7 +578,7 @@ static __device__ __forceinline__ void gemm_streamk(const gemm_args &p)
     gemm_streamk<BM, BN, BK, STAGES, ORDER, AKC, BKC>(p);                                    \
   }
 /* Names: dlg_sgemm[_streamk]_<BM>x<BN>_<a><b>, a/b = 'k' when that operand
- * is k-contiguous, 'r' when its m / n dimension is (plugin/backend_cuda.c
+ * is k-contiguous, 'r' when its m / n dimension is (plugin/cuda/device/device.c
  * builds them from DLG_SGEMM_TILE_LIST).  MINB blocks per SM bound the
  * registers: 2 for 8 x 8 per thread (128 registers), 1 for 8 x 16 (255).
  * Shared memory is dynamic (the host sets each kernel's size from the

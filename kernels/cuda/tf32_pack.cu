@@ -1,7 +1,7 @@
 /*
  * tf32_pack.cu - the FP32 precision policies' packing pass: an FP32 operand
  * of any layout into the k-contiguous TF32 form the tensor-core kernels
- * read (plugin/cuda_tf32.c decides when it runs, hgemm_args.h has the
+ * read (plugin/cuda/device/tf32.c decides when it runs, hgemm_args.h has the
  * argument contract).
  *
  * Why it exists and is laid out as it is:

@@ -48,7 +48,7 @@
 //              through s[32:51] before the buffers are in use.
 //   96 SGPRs plus VCC and XNACK_MASK: under gfx9's 102.
 //
-// What the router guarantees (plugin/hip_sgemm.c): m a multiple of 64 (the
+// What the router guarantees (plugin/hip/sgemm.c): m a multiple of 64 (the
 // rows past it go to the generic kernel), k >= 1, alpha != 0, column-major
 // operands, and 4 * ((n - 1) * ldb + k) < 2^32.  Kernel argument layout:
 // struct dlg_gcn_args in kernels/gcn/gcn_args.h.

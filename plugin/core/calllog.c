@@ -1,0 +1,31 @@
+/*
+ * calllog.c - the DLGEMM_VERBOSE line.
+ *
+ * One fprintf per call so that lines from concurrent threads do not
+ * interleave within a line (stdio locks the stream for each call).
+ */
+#include <stdio.h>
+#include <time.h>
+#include "core/calllog.h"
+#include "core/config.h"
+
+double dlg_now(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+void dlg_log_call(const dlg_gemm *g, const char *layout, const char *backend, const char *why,
+                  double seconds)
+{
+  static const char *const policy[] = {"", " tf32", " 3xtf32"};
+  char batch[32] = "";
+  if (!dlg_config_get()->verbose) return;
+  if (g->batch != 1) snprintf(batch, sizeof batch, " batch=%lld", (long long)g->batch);
+  /* the policy is named where it can change the arithmetic: float32 */
+  fprintf(stderr, "dlgemm: %s %s m=%lld n=%lld k=%lld%s%s -> %s (%s) %.3f ms %.2f GFLOP/s\n",
+          g->origin, layout, (long long)g->m, (long long)g->n, (long long)g->k, batch,
+          g->dtype == DLG_F32 && g->dtype_in == DLG_F32 ? policy[g->precision] : "", backend, why,
+          seconds * 1e3, seconds > 0 ? dlg_flops(g) / seconds * 1e-9 : 0.0);
+}

@@ -1,0 +1,146 @@
+/*
+ * config.c - parse DLGEMM_* environment variables.
+ *
+ * Read lazily on first use rather than in a constructor, so that a program
+ * that sets them with setenv() before its first GEMM is obeyed.  A value that
+ * does not parse is reported once on stderr and the default stands: a typo in
+ * an environment variable must not take down a numerical program.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include "core/config.h"
+
+static dlg_config config;
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static pthread_mutex_t reload_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void complain(const char *name, const char *value, const char *expected)
+{
+  fprintf(stderr, "dlgemm: ignoring %s='%s' (expected %s)\n", name, value, expected);
+}
+
+static int parse_bool(const char *name, int fallback)
+{
+  const char *v = getenv(name);
+  if (!v || !*v) return fallback;
+  if (!strcmp(v, "1") || !strcasecmp(v, "yes") || !strcasecmp(v, "true") || !strcasecmp(v, "on"))
+    return 1;
+  if (!strcmp(v, "0") || !strcasecmp(v, "no") || !strcasecmp(v, "false") || !strcasecmp(v, "off"))
+    return 0;
+  complain(name, v, "0 or 1");
+  return fallback;
+}
+
+/* The index in words[] (n of them) of the word the variable holds, any
+ * case; unset or empty gives 0, the default, which words[0] names. */
+static int parse_choice(const char *name, const char *const *words, int n, const char *expected)
+{
+  const char *v = getenv(name);
+  int i;
+  if (!v || !*v) return 0;
+  for (i = 0; i < n; i++)
+    if (!strcasecmp(v, words[i])) return i;
+  complain(name, v, expected);
+  return 0;
+}
+#define PARSE_CHOICE(name, expected, ...) \
+  parse_choice(name, (const char *const[]){__VA_ARGS__}, \
+               (int)(sizeof((const char *const[]){__VA_ARGS__}) / sizeof(const char *)), expected)
+
+static double parse_nonnegative(const char *name, double fallback)
+{
+  const char *v = getenv(name);
+  char *end;
+  double x;
+  if (!v || !*v) return fallback;
+  errno = 0;
+  x = strtod(v, &end);
+  if (errno || *end || !(x >= 0)) {
+    complain(name, v, "a number >= 0");
+    return fallback;
+  }
+  return x;
+}
+
+/* "<BM>x<BN>" or auto; whether such a tile exists is the CUDA backend's
+ * business (a pin it has no kernel for leaves the choice to its model). */
+static void parse_tile(int *bm, int *bn)
+{
+  const char *v = getenv("DLGEMM_SGEMM_TILE");
+  char tail;
+  *bm = *bn = 0;
+  if (!v || !*v || !strcasecmp(v, "auto")) return;
+  if (sscanf(v, "%dx%d%c", bm, bn, &tail) != 2 || *bm <= 0 || *bn <= 0) {
+    complain("DLGEMM_SGEMM_TILE", v, "<BM>x<BN>, e.g. 128x256, or auto");
+    *bm = *bn = 0;
+  }
+}
+
+/* oom|launch|copy:<n>, n >= 1 */
+static void parse_fault(void)
+{
+  static const char *const kinds[] = {"", "oom", "launch", "copy"};
+  const char *v = getenv("DLGEMM_INJECT_FAULT");
+  char word[16], tail;
+  long at;
+  int i;
+  config.fault = DLG_FAULT_NONE, config.fault_at = 0;
+  if (!v || !*v) return;
+  if (sscanf(v, "%15[a-z]:%ld%c", word, &at, &tail) == 2 && at >= 1)
+    for (i = 1; i < 4; i++)
+      if (!strcmp(word, kinds[i])) {
+        config.fault = i, config.fault_at = at;
+        return;
+      }
+  complain("DLGEMM_INJECT_FAULT", v, "oom:<n>, launch:<n> or copy:<n>");
+}
+
+static void load(void)
+{
+  const char *blas = getenv("DLGEMM_CPU_BLAS");
+  double walk_rows;
+  config.verbose = parse_bool("DLGEMM_VERBOSE", 0);
+  config.force = (dlg_force)PARSE_CHOICE("DLGEMM_FORCE", "auto, cpu or gpu", "auto", "cpu", "gpu");
+  config.min_mnk = parse_nonnegative("DLGEMM_MIN_MNK", DLG_DEFAULT_MIN_MNK);
+  config.cpu_blas = (blas && *blas) ? blas : NULL;
+  parse_tile(&config.tile_bm, &config.tile_bn);
+  /* sgpr: the GCN kernel's port, for measurements */
+  config.sgemm_sgpr = PARSE_CHOICE("DLGEMM_SGEMM_KERNEL", "simt or sgpr", "simt", "sgpr");
+  config.streamk = (const int[]){-1, 1, 0}[PARSE_CHOICE("DLGEMM_SGEMM_STREAMK", "auto, on or off",
+                                                        "auto", "on", "off")];
+  /* the tensor-core family, for tests and measurements; wgmma still needs
+   * sm_90a and TMA-legal operands */
+  config.hgemm_kernel = PARSE_CHOICE("DLGEMM_HGEMM_KERNEL", "auto, mma or wgmma", "auto", "mma",
+                                     "wgmma");
+  config.wgmma_width = (const int[]){0, 256, 128, 192}[PARSE_CHOICE(
+      "DLGEMM_WGMMA_WIDTH", "auto, 256, 128 or 192", "auto", "256", "128", "192")];
+  walk_rows = parse_nonnegative("DLGEMM_WGMMA_WALK_ROWS", 16);
+  config.wgmma_walk_rows = walk_rows >= 1 && walk_rows <= 1024 ? (int)walk_rows : 16;
+  /* how sgemm_ / cblas_sgemm may compute (DLPack callers choose per call) */
+  config.fp32_mode = (dlgemm_precision)PARSE_CHOICE("DLGEMM_FP32_MODE", "strict, tf32 or 3xtf32",
+                                                    "strict", "tf32", "3xtf32");
+  config.min_mnk_set = getenv("DLGEMM_MIN_MNK") && *getenv("DLGEMM_MIN_MNK");
+  config.copy_threads = (int)parse_nonnegative("DLGEMM_COPY_THREADS", 0);
+  config.pinned_mb = parse_nonnegative("DLGEMM_PINNED_MB", 256);
+  config.device_mb = parse_nonnegative("DLGEMM_DEVICE_MB", 0);
+  config.recalibrate = parse_bool("DLGEMM_CALIBRATE", 0);
+  parse_fault();
+}
+
+const dlg_config *dlg_config_get(void)
+{
+  pthread_once(&once, load);
+  return &config;
+}
+
+void dlg_config_reload(void)
+{
+  pthread_once(&once, load);
+  pthread_mutex_lock(&reload_lock);
+  load();
+  pthread_mutex_unlock(&reload_lock);
+}

@@ -1,0 +1,42 @@
+/*
+ * config.h - settings read from the environment, once per process.
+ */
+#ifndef DLG_CONFIG_H
+#define DLG_CONFIG_H
+
+#include <stdint.h>
+#include "dlgemm.h"
+
+typedef enum dlg_force { DLG_FORCE_AUTO = 0, DLG_FORCE_CPU = 1, DLG_FORCE_GPU = 2 } dlg_force;
+
+typedef struct dlg_config {
+  int verbose;            /* DLGEMM_VERBOSE: one line per call on stderr */
+  dlg_force force;        /* DLGEMM_FORCE=cpu|gpu|auto */
+  double min_mnk;         /* DLGEMM_MIN_MNK: host calls with m*n*k below stay on the CPU */
+  const char *cpu_blas;   /* DLGEMM_CPU_BLAS: path of the BLAS that answers CPU calls */
+  int tile_bm, tile_bn;   /* DLGEMM_SGEMM_TILE=<BM>x<BN>: pin the SIMT tile (0: choose) */
+  int sgemm_sgpr;         /* DLGEMM_SGEMM_KERNEL=sgpr: the GCN design's CUDA port (experiment) */
+  int streamk;            /* DLGEMM_SGEMM_STREAMK: -1 auto (cost model), 0 off, 1 wherever it applies */
+  int hgemm_kernel;       /* DLGEMM_HGEMM_KERNEL: 0 auto, 1 mma (mma.sync), 2 wgmma (sm_90a, where it applies) */
+  int wgmma_width;        /* DLGEMM_WGMMA_WIDTH: 0 auto, else 256, 128 or 192 (the wgmma tile's BN) */
+  int wgmma_walk_rows;    /* DLGEMM_WGMMA_WALK_ROWS: tile-rows per group of the wgmma kernels' walk */
+  dlgemm_precision fp32_mode; /* DLGEMM_FP32_MODE=strict|tf32|3xtf32: the BLAS shim's SGEMM policy */
+  /* The host-array engine (hostarray/engine.c): */
+  int copy_threads;       /* DLGEMM_COPY_THREADS: host threads staging pageable memory (0: all CPUs but one, to 16) */
+  double pinned_mb;       /* DLGEMM_PINNED_MB: pinned staging memory, allocated once */
+  double device_mb;       /* DLGEMM_DEVICE_MB: device memory a call may hold (0: half the GPU's) */
+  int recalibrate;        /* DLGEMM_CALIBRATE=1: measure the routing model again, ignore the cache */
+  /* DLGEMM_INJECT_FAULT=<what>:<n>: the n-th (from 1) engine event of that
+   * kind in this process fails, for tests of the fallback. */
+  enum { DLG_FAULT_NONE, DLG_FAULT_OOM, DLG_FAULT_LAUNCH, DLG_FAULT_COPY } fault;
+  long fault_at;
+  int min_mnk_set;        /* DLGEMM_MIN_MNK was given: it, not the model, routes host calls */
+} dlg_config;
+
+#define DLG_DEFAULT_MIN_MNK (256.0 * 256.0 * 256.0)
+
+const dlg_config *dlg_config_get(void);
+/* Re-read the environment (tests change it between cases). */
+void dlg_config_reload(void);
+
+#endif

@@ -1,0 +1,84 @@
+/*
+ * gemm.h - the problem every entry point reduces to, and what a backend is.
+ *
+ * Entry points (dlgemm_matmul, sgemm_, cblas_sgemm...) know about their own
+ * argument conventions; they translate them into one dlg_gemm, whose operands
+ * are plain (rows, cols, row stride, col stride, batch stride) views.  The
+ * router picks a backend for it and the backend knows nothing about where
+ * the call came from.  Adding a backend is one dlg_backend and one entry in
+ * route.c's table; adding a kernel family to a backend, README "Layout".
+ */
+#ifndef DLG_GEMM_H
+#define DLG_GEMM_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "dlgemm.h"
+
+/* Element types.  F32 and F64 calls have one dtype throughout; F16 and BF16
+ * are input types (A and B) whose products accumulate in FP32 and whose C
+ * is F16, BF16 or F32. */
+typedef enum dlg_dtype { DLG_F32 = 0, DLG_F64 = 1, DLG_F16 = 2, DLG_BF16 = 3 } dlg_dtype;
+
+/* Where the operands live. */
+typedef enum dlg_place {
+  DLG_HOST = 0, /* pageable or pinned host memory */
+  DLG_CUDA = 1, /* memory of one CUDA device */
+  DLG_ROCM = 2  /* memory of one ROCm device */
+} dlg_place;
+
+/* One operand: rows x cols, element (i, j) of batch p at
+ * data + (p*bs + i*rs + j*cs) * elem_size. */
+typedef struct dlg_matrix {
+  void *data;
+  int64_t rows, cols;
+  int64_t rs, cs, bs; /* element strides; bs == 0 broadcasts over the batch */
+} dlg_matrix;
+
+typedef struct dlg_gemm {
+  dlg_dtype dtype;         /* C's */
+  dlg_dtype dtype_in;      /* A's and B's: dtype, or F16 / BF16 */
+  dlg_place place;
+  int device_id;           /* for DLG_CUDA / DLG_ROCM */
+  int64_t m, n, k, batch;
+  double alpha, beta;
+  dlg_matrix a, b, c;      /* a: m x k, b: k x n, c: m x n */
+  dlgemm_precision precision;
+  void *stream;            /* caller's stream for device tensors */
+  const char *origin;      /* entry point name, for DLGEMM_VERBOSE */
+} dlg_gemm;
+
+static inline size_t dlg_elem_size(dlg_dtype t)
+{
+  return t == DLG_F64 ? 8 : (t == DLG_F16 || t == DLG_BF16) ? 2 : 4;
+}
+static inline int dlg_is_half(dlg_dtype t) { return t == DLG_F16 || t == DLG_BF16; }
+static inline double dlg_flops(const dlg_gemm *g)
+{
+  return 2.0 * (double)g->m * (double)g->n * (double)g->k * (double)g->batch;
+}
+
+/* After validation every matrix is either column-major (rs == 1, leading
+ * dimension cs >= rows) or row-major (cs == 1, leading dimension rs >= cols);
+ * see dlg_canonical_layout() in validate.h. */
+static inline int dlg_is_colmajor(const dlg_matrix *x) { return x->rs == 1; }
+static inline int64_t dlg_ld(const dlg_matrix *x) { return x->rs == 1 ? x->cs : x->rs; }
+
+typedef struct dlg_backend {
+  const char *name;
+  dlgemm_backend family;
+  /* Once per process: 0 when usable; otherwise fills why[] and returns a
+   * status.  Must be cheap to call repeatedly (implementations cache). */
+  int (*probe)(char *why, size_t why_len);
+  /* Whether this backend can run g (dtype, place, precision, sizes). */
+  int (*supports)(const dlg_gemm *g);
+  /* Run g.  On failure returns a status and has not produced a partial C
+   * that the caller could mistake for an answer: the caller falls back. */
+  dlgemm_status (*run)(const dlg_gemm *g);
+  /* Optional, GPU backends: whether g on host memory finishes sooner here
+   * than on the next BLAS (the backend's cost model), with why[] saying by
+   * how much.  Without it DLGEMM_MIN_MNK decides. */
+  int (*prefer)(const dlg_gemm *g, char *why, size_t why_len);
+} dlg_backend;
+
+#endif

@@ -1,0 +1,37 @@
+/*
+ * blas.h - the "next BLAS": who answers what dlgemm does not take.
+ */
+#ifndef DLG_CPU_BLAS_H
+#define DLG_CPU_BLAS_H
+
+#include <stddef.h>
+#include "core/gemm.h"
+
+/* The Fortran 77 ABI of gfortran and most compilers since GCC 8: every
+ * argument by reference, INTEGER is int (LP64), and one hidden size_t length
+ * per CHARACTER argument, after all the others. */
+typedef void (*dlg_sgemm_fn)(const char *transa, const char *transb, const int *m, const int *n,
+                             const int *k, const float *alpha, const float *a, const int *lda,
+                             const float *b, const int *ldb, const float *beta, float *c,
+                             const int *ldc, size_t transa_len, size_t transb_len);
+typedef void (*dlg_dgemm_fn)(const char *transa, const char *transb, const int *m, const int *n,
+                             const int *k, const double *alpha, const double *a, const int *lda,
+                             const double *b, const int *ldb, const double *beta, double *c,
+                             const int *ldc, size_t transa_len, size_t transb_len);
+
+typedef struct dlg_cpu_blas {
+  dlg_sgemm_fn sgemm;
+  dlg_dgemm_fn dgemm;
+  char sgemm_from[256]; /* where each came from, for DLGEMM_VERBOSE and tests */
+  char dgemm_from[256];
+} dlg_cpu_blas;
+
+/* Resolved once, thread-safely: DLGEMM_CPU_BLAS if set, else the next
+ * definition in the process (RTLD_NEXT, then RTLD_DEFAULT), else
+ * libblas.so.3 through dlopen, else the built-in reference loops.  Never
+ * libdlgemm.so itself. */
+const dlg_cpu_blas *dlg_cpu_blas_get(void);
+/* Forget the resolution (tests change DLGEMM_CPU_BLAS between cases). */
+void dlg_cpu_blas_reset(void);
+
+#endif

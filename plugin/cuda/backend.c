@@ -1,0 +1,51 @@
+/*
+ * backend.c - the CUDA backend's entry: what it takes, and where each call
+ * goes: device tensors to the kernels on the caller's stream, host arrays
+ * to the host-array engine, and the engine's cost model for the router.
+ */
+#include "core/errors.h"
+#include "cuda/device/device.h"
+#include "cuda/device/driver.h"
+#include "cuda/backend.h"
+#include "cuda/device/gemm.h"
+#include "cuda/hostarray/engine.h"
+#include "cuda/model.h"
+
+/* FP32 (SIMT, or the tensor cores under the TF32 policies) and FP64 (DMMA),
+ * on device memory or through the host-array engine; float16 / bfloat16
+ * (tensor cores) on device memory. */
+static int cuda_supports(const dlg_gemm *g)
+{
+  if (dlg_is_half(g->dtype_in)) return g->place == DLG_CUDA;
+  return (g->dtype == DLG_F32 || g->dtype == DLG_F64) && g->dtype_in == g->dtype &&
+         (g->place == DLG_HOST || g->place == DLG_CUDA);
+}
+
+static int cuda_prefer(const dlg_gemm *g, char *why, size_t len)
+{
+  dlg_cuda_device *dev = dlg_cuda_device_get(0);
+  return dev && dlg_cuda_offload_pays(dev, g, why, len);
+}
+
+static dlgemm_status cuda_run(const dlg_gemm *g)
+{
+  const dlg_cuda_api *cu;
+  dlg_cuda_device *dev = dlg_cuda_device_get(g->place == DLG_CUDA ? g->device_id : 0);
+  char why[160];
+  CUresult r;
+  dlgemm_status st;
+  if (!dev || !(cu = dlg_cuda_api_get(why, sizeof why))) return DLGEMM_ERR_NO_BACKEND;
+  if (g->place == DLG_HOST) return dlg_cuda_offload(dev, g);
+  /* Device tensors: on the caller's stream, in the device's primary context,
+   * leaving the caller's current context as it was. */
+  if ((r = cu->CtxPushCurrent(dev->ctx)))
+    return dlg_fail(DLGEMM_ERR_BACKEND_FAILED, "CUDA device %d: %s", dev->ordinal,
+                    dlg_cuda_error(r));
+  st = dlg_cuda_gemm(dev, g, (CUstream)g->stream);
+  cu->CtxPopCurrent(NULL);
+  return st;
+}
+
+const dlg_backend dlg_backend_cuda = {
+    "cuda", DLGEMM_BACKEND_CUDA, dlg_cuda_device_probe, cuda_supports, cuda_run, cuda_prefer,
+};

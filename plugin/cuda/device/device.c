@@ -1,0 +1,236 @@
+/*
+ * device.c - the CUDA backend's per-GPU state: context, the kernel
+ * families' modules and functions, the workspace pool; set up once per
+ * device, under a lock, on first use.
+ *
+ * Kernels are SASS compiled ahead of time for sm_80/86/89/90, one fatbin per
+ * kernel family (one translation unit each, so they build in parallel),
+ * embedded in the library and listed in dlg_cuda_images (images.h);
+ * cuModuleLoadData picks each fatbin's cubin for the device, so nothing is
+ * JIT-compiled.  The sm_90a families (wgmma) load on compute capability 9.0
+ * only.
+ */
+#include <stdio.h>
+#include <string.h>
+#include "core/config.h"
+#include "core/errors.h"
+#include "cuda/device/device.h"
+#include "cuda/device/images.h"
+#include "cuda/device/tiles.h"
+#include "gpu/device_once.h"
+
+static dlg_cuda_device devices[DLG_MAX_DEVICES];
+static dlg_device_once devices_once = DLG_DEVICE_ONCE_INIT;
+
+/* Kernel `name` of kernel family `family` (its image's name, as the build
+ * lists it) into *f, allowed smem bytes of dynamic shared memory.  Asking
+ * only the family's own module keeps the driver free of failed lookups
+ * (compute-sanitizer reports each one); a family whose image did not load
+ * is CUDA_ERROR_NOT_FOUND without asking the driver at all. */
+static CUresult get_kernel(const dlg_cuda_api *cu, const dlg_cuda_device *dev, const char *family,
+                           const char *name, int smem, CUfunction *f)
+{
+  CUresult r;
+  int i;
+  for (i = 0; i < dev->nmodules && strcmp(dev->module_family[i], family); i++) {
+  }
+  if (i == dev->nmodules) return CUDA_ERROR_NOT_FOUND;
+  if ((r = cu->ModuleGetFunction(f, dev->modules[i], name)) || !smem) return r;
+  return cu->FuncSetAttribute(*f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, smem);
+}
+
+/* The images this device runs: every portable one, and the sm_90a ones on
+ * compute capability 9.0 exactly (sm_90a code runs there only). */
+static CUresult load_modules(const dlg_cuda_api *cu, dlg_cuda_device *dev, int major, int minor)
+{
+  const dlg_cuda_image *im;
+  CUresult r;
+  for (im = dlg_cuda_images; im->family; im++) {
+    if (im->sm90a && !(major == 9 && minor == 0)) continue;
+    if (dev->nmodules == DLG_CUDA_MAX_MODULES) return CUDA_ERROR_INVALID_IMAGE;
+    if ((r = cu->ModuleLoadData(&dev->modules[dev->nmodules], im->fatbin))) {
+      if (im->sm90a) continue; /* without it only the mma.sync kernels run */
+      return r;
+    }
+    dev->module_family[dev->nmodules++] = im->family;
+  }
+  return CUDA_SUCCESS;
+}
+
+/* The tile's kernels (dlg_sgemm[_streamk]_<BM>x<BN>_<ab>, see sgemm_simt.cu), allowed
+ * their dynamic shared memory, and how many of their blocks an SM holds. */
+static CUresult load_tile(const dlg_cuda_api *cu, dlg_cuda_device *dev, int t)
+{
+  static const char *const variant[4] = {"rr", "rk", "kr", "kk"};
+  const int bm = dlg_sgemm_tiles[t].bm, bn = dlg_sgemm_tiles[t].bn, smem = dlg_sgemm_tiles[t].smem;
+  char name[64];
+  CUresult r = CUDA_SUCCESS;
+  int v;
+  for (v = 0; !r && v < 4; v++) {
+    snprintf(name, sizeof name, "dlg_sgemm_%dx%d_%s", bm, bn, variant[v]);
+    r = get_kernel(cu, dev, "sgemm_simt", name, smem, &dev->sgemm[t][v]);
+    snprintf(name, sizeof name, "dlg_sgemm_streamk_%dx%d_%s", bm, bn, variant[v]);
+    if (!r) r = get_kernel(cu, dev, "sgemm_simt", name, smem, &dev->sgemm_streamk[t][v]);
+  }
+  if (!r)
+    r = cu->OccupancyMaxActiveBlocksPerMultiprocessor(&dev->blocks_per_sm[t], dev->sgemm[t][0],
+                                                      DLG_SGEMM_THREADS,
+                                                      (size_t)dlg_sgemm_tiles[t].smem);
+  if (!r && dev->blocks_per_sm[t] < 1) r = CUDA_ERROR_INVALID_VALUE;
+  return r;
+}
+
+/* The tensor-core kernels dlg_hgemm_<family>_<type>_<ab> of image `image` into
+ * f[kind][a_kc * 2 + b_kc], each allowed smem bytes of shared memory: every
+ * layout of float16 and bfloat16, TF32's kk, TF32's rk for the wgmma
+ * families (wgmma), and TF32X3's kk when the family has it (x3; else NULL:
+ * no name is looked up that is not there). */
+static CUresult load_hgemm(const dlg_cuda_api *cu, const dlg_cuda_device *dev, const char *image,
+                           const char *family, int wgmma, int x3, CUfunction f[DLG_TC_KINDS][4],
+                           int smem)
+{
+  static const char *const type[DLG_TC_KINDS] = {"f16", "bf16", "tf32", "tf32x3"};
+  static const char *const variant[4] = {"rr", "rk", "kr", "kk"};
+  char name[64];
+  CUresult r = CUDA_SUCCESS;
+  int t;
+  for (t = 0; !r && t < DLG_TC_KINDS * 4; t++) {
+    if ((t / 4 == DLG_TC_TF32 && t % 4 != 3 && !(wgmma && t % 4 == 1)) ||
+        (t / 4 == DLG_TC_TF32X3 && (t % 4 != 3 || !x3)))
+      continue;
+    snprintf(name, sizeof name, "dlg_hgemm_%s_%s_%s", family, type[t / 4], variant[t % 4]);
+    r = get_kernel(cu, dev, image, name, smem, &f[t / 4][t % 4]);
+  }
+  return r;
+}
+
+/* The wgmma families, where the sm_90a images loaded.  Not having them (a
+ * build without sm_90, another chip, a load failure) only means the
+ * mma.sync kernels run. */
+static void load_wgmma(const dlg_cuda_api *cu, dlg_cuda_device *dev)
+{
+  if (load_hgemm(cu, dev, "hgemm_wgmma256", "wgmma", 1, 0, dev->hgemm_wgmma[0], DLG_WGMMA_SMEM(256)) ||
+      load_hgemm(cu, dev, "hgemm_wgmma128", "wgmma128", 1, 1, dev->hgemm_wgmma[1],
+                 DLG_WGMMA_SMEM(128)) ||
+      load_hgemm(cu, dev, "hgemm_wgmma192", "wgmma192", 1, 1, dev->hgemm_wgmma[2],
+                 DLG_WGMMA_SMEM(192)))
+    memset(dev->hgemm_wgmma, 0, sizeof dev->hgemm_wgmma);
+}
+
+/* dlgemm's own pool, so its workspaces neither come from nor trim the
+ * application's default pool.  Freed blocks stay reserved up to the
+ * threshold, DLGEMM_DEVICE_MB or else half the GPU's memory, and the next
+ * call on any stream reuses them: a lower threshold gave large workspaces
+ * back at every synchronisation and mapped them again on the next call
+ * (the TF32 packing workspace is 1.5 GB at 8192^3). */
+static CUresult create_pool(const dlg_cuda_api *cu, dlg_cuda_device *dev, int ordinal)
+{
+  CUmemPoolProps props;
+  const double mb = dlg_config_get()->device_mb;
+  size_t freeb = 0, total = 0;
+  cuuint64_t keep;
+  CUresult r;
+  if ((r = cu->MemGetInfo(&freeb, &total))) return r;
+  keep = mb > 0 ? (cuuint64_t)(mb * 1048576.0) : (cuuint64_t)total / 2;
+  memset(&props, 0, sizeof props);
+  props.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
+  props.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+  props.location.id = ordinal;
+  if ((r = cu->MemPoolCreate(&dev->pool, &props))) return r;
+  return cu->MemPoolSetAttribute(dev->pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &keep);
+}
+
+/* A child forked after the parent set up a device inherits a CUDA state it
+ * cannot use (the driver does not support it); it must answer on the CPU
+ * rather than hang in the driver. */
+static volatile int forked;
+static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
+static void in_child(void) { forked = 1; }
+static void register_atfork(void) { pthread_atfork(NULL, NULL, in_child); }
+int dlg_cuda_forked(void) { return forked; }
+
+static int setup(dlg_cuda_device *dev, int ordinal, char *why, size_t len)
+{
+  const dlg_cuda_api *cu = dlg_cuda_api_get(why, len);
+  CUdevice d;
+  CUresult r;
+  int count = 0, t, major = 0, minor = 0;
+  if (!cu) return -1;
+  if ((r = cu->DeviceGetCount(&count)) != CUDA_SUCCESS || count == 0) {
+    snprintf(why, len, "no CUDA device (%s)", r ? dlg_cuda_error(r) : "count is 0");
+    return -1;
+  }
+  if (ordinal >= count) {
+    snprintf(why, len, "CUDA device %d does not exist (%d present)", ordinal, count);
+    return -1;
+  }
+  if ((r = cu->DeviceGet(&d, ordinal)) || (r = cu->DevicePrimaryCtxRetain(&dev->ctx, d)) ||
+      (r = cu->DeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, d)) ||
+      (r = cu->DeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, d)) ||
+      (r = cu->DeviceGetAttribute(&dev->sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, d))) {
+    snprintf(why, len, "CUDA device %d: %s", ordinal, dlg_cuda_error(r));
+    return -1;
+  }
+  if (major < 8) {
+    snprintf(why, len, "CUDA device %d is sm_%d0; dlgemm's kernels need sm_80 or newer",
+             ordinal, major);
+    return -1;
+  }
+  if ((r = cu->CtxPushCurrent(dev->ctx))) {
+    snprintf(why, len, "CUDA device %d: %s", ordinal, dlg_cuda_error(r));
+    return -1;
+  }
+  r = load_modules(cu, dev, major, minor);
+  for (t = 0; !r && t < DLG_TILES; t++) r = load_tile(cu, dev, t);
+  if (!r) r = get_kernel(cu, dev, "sgemm_simt", "dlg_sgemm_splitk_reduce", 0, &dev->splitk_reduce);
+  if (!r) r = get_kernel(cu, dev, "sgemm_sgpr", "dlg_sgemm_sgpr_64x128", 0, &dev->sgpr);
+  if (!r) r = get_kernel(cu, dev, "sgemm_sgpr", "dlg_sgemm_sgpr_64x128_edge", 0, &dev->sgpr_edge);
+  for (t = 0; !r && t < 4; t++) {
+    static const char *const names[4] = {"dlg_dgemm_dmma_rr", "dlg_dgemm_dmma_rk",
+                                         "dlg_dgemm_dmma_kr", "dlg_dgemm_dmma_kk"};
+    r = get_kernel(cu, dev, "dgemm_dmma", names[t], DLG_DGEMM_SMEM, &dev->dgemm[t]);
+  }
+  if (!r) r = load_hgemm(cu, dev, "hgemm_mma", "mma", 0, 0, dev->hgemm_mma, DLG_HMMA_SMEM);
+  /* mma.sync has no promoting variant: 3xTF32 runs as TF32 there (hgemm_args.h) */
+  dev->hgemm_mma[DLG_TC_TF32X3][3] = dev->hgemm_mma[DLG_TC_TF32][3];
+  if (!r) r = get_kernel(cu, dev, "tf32_pack", "dlg_tf32_pack", 0, &dev->tf32_pack);
+  if (!r) load_wgmma(cu, dev);
+  if (!r) r = create_pool(cu, dev, ordinal);
+  cu->CtxPopCurrent(NULL);
+  if (r) {
+    snprintf(why, len, "CUDA device %d: loading dlgemm's kernels: %s", ordinal, dlg_cuda_error(r));
+    return -1;
+  }
+  dev->ordinal = ordinal;
+  if (cu->DeviceGetName(dev->name, sizeof dev->name, d)) snprintf(dev->name, sizeof dev->name, "?");
+  if (cu->DeviceGetPCIBusId(dev->bus_id, sizeof dev->bus_id, d))
+    snprintf(dev->bus_id, sizeof dev->bus_id, "%d", ordinal);
+  pthread_once(&atfork_once, register_atfork);
+  return 0;
+}
+
+static int setup_device(int ordinal, char *why, size_t len)
+{
+  return setup(&devices[ordinal], ordinal, why, len);
+}
+
+dlg_cuda_device *dlg_cuda_device_get(int ordinal)
+{
+  if (forked) {
+    dlg_fail(DLGEMM_ERR_NO_BACKEND, "CUDA cannot be used in a process forked after CUDA was set "
+             "up in its parent");
+    return NULL;
+  }
+  return dlg_device_ready(&devices_once, ordinal, setup_device, "CUDA") ? &devices[ordinal] : NULL;
+}
+
+
+int dlg_cuda_device_probe(char *why, size_t len)
+{
+  if (forked) {
+    snprintf(why, len, "CUDA cannot be used in a process forked after CUDA was set up in its "
+             "parent");
+    return DLGEMM_ERR_NO_BACKEND;
+  }
+  return dlg_device_probe(&devices_once, setup_device, "CUDA", why, len);
+}

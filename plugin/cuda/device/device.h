@@ -1,0 +1,52 @@
+/*
+ * device.h - per-GPU state of the CUDA backend: context, the kernel
+ * families' modules and functions, the workspace pool.
+ */
+#ifndef DLG_CUDA_DEVICE_H
+#define DLG_CUDA_DEVICE_H
+
+#include <pthread.h>
+#include "core/gemm.h"
+#include "cuda/device/driver.h"
+#include "kernels/cuda/dgemm_args.h"
+#include "kernels/cuda/hgemm_args.h"
+#include "kernels/cuda/sgemm_args.h"
+
+enum { DLG_CUDA_MAX_MODULES = 16 };
+
+typedef struct dlg_cuda_device {
+  int ordinal;
+  CUcontext ctx;     /* the primary context: the one the runtime API uses too */
+  CUmodule modules[DLG_CUDA_MAX_MODULES]; /* one per kernel family image (images.h) */
+  const char *module_family[DLG_CUDA_MAX_MODULES]; /* whose image each module is */
+  int nmodules;
+  CUfunction sgemm[DLG_TILES][4]; /* [tile][a_kc * 2 + b_kc] */
+  CUfunction sgemm_streamk[DLG_TILES][4];
+  int blocks_per_sm[DLG_TILES];   /* occupancy of each tile's kernels */
+  CUfunction splitk_reduce;
+  CUfunction sgpr, sgpr_edge; /* sgemm_sgpr.cu: full 64-row blocks, and any */
+  CUfunction dgemm[4];        /* dgemm_dmma.cu, [a_kc * 2 + b_kc] */
+  /* hgemm_mma.cu, [DLG_TC_* kind][a_kc * 2 + b_kc]; TF32 has kk only */
+  CUfunction hgemm_mma[DLG_TC_KINDS][4];
+  CUfunction tf32_pack;         /* tf32_pack.cu */
+  /* hgemm_wgmma.cu, [width index, DLG_WGMMA_BN(i)] then as hgemm_mma (TF32
+   * also rk); NULL without sm_90a, or where a width has no kernel of that kind */
+  CUfunction hgemm_wgmma[DLG_WGMMA_WIDTHS][DLG_TC_KINDS][4];
+  CUmemoryPool pool; /* split-K workspaces: stream-ordered, kept for reuse */
+  int sms;
+  char name[96], bus_id[32]; /* for the routing model's cache key and messages */
+} dlg_cuda_device;
+
+/* The device, initialised on first use (context, modules loaded from the
+ * embedded fatbins), or NULL with a dlgemm_last_error() message. */
+dlg_cuda_device *dlg_cuda_device_get(int ordinal);
+
+/* 1 in a child forked after this process set up a CUDA device: the child
+ * cannot use it, so every call there stays on the CPU. */
+int dlg_cuda_forked(void);
+
+/* The backend's probe: 0 when device 0 is set up (or can be), else
+ * DLGEMM_ERR_NO_BACKEND with why[] saying why. */
+int dlg_cuda_device_probe(char *why, size_t why_len);
+
+#endif

@@ -1,0 +1,87 @@
+/*
+ * driver.c - look up the CUDA driver API in libcuda.so.1.
+ *
+ * The versioned names (_v2) are the ones cuda.h maps the plain names to;
+ * asking for them explicitly keeps the ABI the toolkit headers describe.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include "core/dynlib.h"
+#include "cuda/device/driver.h"
+
+static dlg_cuda_api api;
+static int loaded; /* 1: usable, -1: not */
+static char load_error[192];
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+static void load(void)
+{
+  static const char *const libs[] = {"libcuda.so.1", NULL};
+  static const dlg_symbol syms[] = {
+      {"cuInit", offsetof(dlg_cuda_api, Init)},
+      {"cuDeviceGetCount", offsetof(dlg_cuda_api, DeviceGetCount)},
+      {"cuDeviceGet", offsetof(dlg_cuda_api, DeviceGet)},
+      {"cuDeviceGetAttribute", offsetof(dlg_cuda_api, DeviceGetAttribute)},
+      {"cuDevicePrimaryCtxRetain", offsetof(dlg_cuda_api, DevicePrimaryCtxRetain)},
+      {"cuCtxPushCurrent_v2", offsetof(dlg_cuda_api, CtxPushCurrent)},
+      {"cuCtxPopCurrent_v2", offsetof(dlg_cuda_api, CtxPopCurrent)},
+      {"cuModuleLoadData", offsetof(dlg_cuda_api, ModuleLoadData)},
+      {"cuModuleGetFunction", offsetof(dlg_cuda_api, ModuleGetFunction)},
+      {"cuFuncSetAttribute", offsetof(dlg_cuda_api, FuncSetAttribute)},
+      {"cuMemAlloc_v2", offsetof(dlg_cuda_api, MemAlloc)},
+      {"cuMemFree_v2", offsetof(dlg_cuda_api, MemFree)},
+      {"cuMemFreeAsync", offsetof(dlg_cuda_api, MemFreeAsync)},
+      {"cuMemPoolCreate", offsetof(dlg_cuda_api, MemPoolCreate)},
+      {"cuMemPoolSetAttribute", offsetof(dlg_cuda_api, MemPoolSetAttribute)},
+      {"cuMemAllocFromPoolAsync", offsetof(dlg_cuda_api, MemAllocFromPoolAsync)},
+      {"cuMemsetD32Async", offsetof(dlg_cuda_api, MemsetD32Async)},
+      {"cuOccupancyMaxActiveBlocksPerMultiprocessor",
+       offsetof(dlg_cuda_api, OccupancyMaxActiveBlocksPerMultiprocessor)},
+      {"cuMemcpy2DAsync_v2", offsetof(dlg_cuda_api, Memcpy2DAsync)},
+      {"cuStreamCreate", offsetof(dlg_cuda_api, StreamCreate)},
+      {"cuStreamSynchronize", offsetof(dlg_cuda_api, StreamSynchronize)},
+      {"cuStreamDestroy_v2", offsetof(dlg_cuda_api, StreamDestroy)},
+      {"cuLaunchKernel", offsetof(dlg_cuda_api, LaunchKernel)},
+      {"cuGetErrorString", offsetof(dlg_cuda_api, GetErrorString)},
+      {"cuEventCreate", offsetof(dlg_cuda_api, EventCreate)},
+      {"cuEventRecord", offsetof(dlg_cuda_api, EventRecord)},
+      {"cuEventQuery", offsetof(dlg_cuda_api, EventQuery)},
+      {"cuEventSynchronize", offsetof(dlg_cuda_api, EventSynchronize)},
+      {"cuStreamWaitEvent", offsetof(dlg_cuda_api, StreamWaitEvent)},
+      {"cuMemcpyHtoDAsync_v2", offsetof(dlg_cuda_api, MemcpyHtoDAsync)},
+      {"cuMemcpyDtoHAsync_v2", offsetof(dlg_cuda_api, MemcpyDtoHAsync)},
+      {"cuMemHostAlloc", offsetof(dlg_cuda_api, MemHostAlloc)},
+      {"cuMemGetInfo_v2", offsetof(dlg_cuda_api, MemGetInfo)},
+      {"cuPointerGetAttributes", offsetof(dlg_cuda_api, PointerGetAttributes)},
+      {"cuDeviceGetName", offsetof(dlg_cuda_api, DeviceGetName)},
+      {"cuDeviceGetPCIBusId", offsetof(dlg_cuda_api, DeviceGetPCIBusId)},
+      {"cuTensorMapEncodeTiled", offsetof(dlg_cuda_api, TensorMapEncodeTiled)},
+  };
+  CUresult r;
+  if (dlg_dynlib_bind(libs, "NVIDIA driver", syms, sizeof syms / sizeof syms[0], &api, load_error,
+                      sizeof load_error)) {
+    loaded = -1;
+    return;
+  }
+  if ((r = api.Init(0)) != CUDA_SUCCESS) {
+    snprintf(load_error, sizeof load_error, "cuInit failed: %s", dlg_cuda_error(r));
+    loaded = -1;
+    return;
+  }
+  loaded = 1;
+}
+
+const dlg_cuda_api *dlg_cuda_api_get(char *why, size_t why_len)
+{
+  pthread_once(&once, load);
+  if (loaded == 1) return &api;
+  snprintf(why, why_len, "%s", load_error);
+  return NULL;
+}
+
+const char *dlg_cuda_error(CUresult r)
+{
+  const char *s = NULL;
+  if (api.GetErrorString && api.GetErrorString(r, &s) == CUDA_SUCCESS && s) return s;
+  return "unknown CUDA error";
+}

@@ -1,0 +1,68 @@
+/*
+ * driver.h - the CUDA driver API, loaded at run time.
+ *
+ * libdlgemm.so does not link libcuda: on a machine without the NVIDIA driver
+ * it must load and answer on the CPU.  The functions it uses are looked up
+ * once with dlopen("libcuda.so.1"); their types come from the toolkit's
+ * cuda.h at build time.
+ */
+#ifndef DLG_CUDA_DRIVER_H
+#define DLG_CUDA_DRIVER_H
+
+#include <stddef.h>
+#include <cuda.h>
+
+typedef struct dlg_cuda_api {
+  CUresult (*Init)(unsigned);
+  CUresult (*DeviceGetCount)(int *);
+  CUresult (*DeviceGet)(CUdevice *, int);
+  CUresult (*DeviceGetAttribute)(int *, CUdevice_attribute, CUdevice);
+  CUresult (*DevicePrimaryCtxRetain)(CUcontext *, CUdevice);
+  CUresult (*CtxPushCurrent)(CUcontext);
+  CUresult (*CtxPopCurrent)(CUcontext *);
+  CUresult (*ModuleLoadData)(CUmodule *, const void *);
+  CUresult (*ModuleGetFunction)(CUfunction *, CUmodule, const char *);
+  CUresult (*FuncSetAttribute)(CUfunction, CUfunction_attribute, int);
+  CUresult (*MemAlloc)(CUdeviceptr *, size_t);
+  CUresult (*MemFree)(CUdeviceptr);
+  CUresult (*MemFreeAsync)(CUdeviceptr, CUstream);
+  CUresult (*MemPoolCreate)(CUmemoryPool *, const CUmemPoolProps *);
+  CUresult (*MemPoolSetAttribute)(CUmemoryPool, CUmemPool_attribute, void *);
+  CUresult (*MemAllocFromPoolAsync)(CUdeviceptr *, size_t, CUmemoryPool, CUstream);
+  CUresult (*MemsetD32Async)(CUdeviceptr, unsigned, size_t, CUstream);
+  CUresult (*OccupancyMaxActiveBlocksPerMultiprocessor)(int *, CUfunction, int, size_t);
+  CUresult (*Memcpy2DAsync)(const CUDA_MEMCPY2D *, CUstream);
+  CUresult (*StreamCreate)(CUstream *, unsigned);
+  CUresult (*StreamSynchronize)(CUstream);
+  CUresult (*StreamDestroy)(CUstream);
+  CUresult (*LaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned,
+                           unsigned, unsigned, CUstream, void **, void **);
+  CUresult (*GetErrorString)(CUresult, const char **);
+  /* the host-array engine */
+  CUresult (*EventCreate)(CUevent *, unsigned);
+  CUresult (*EventRecord)(CUevent, CUstream);
+  CUresult (*EventQuery)(CUevent);
+  CUresult (*EventSynchronize)(CUevent);
+  CUresult (*StreamWaitEvent)(CUstream, CUevent, unsigned);
+  CUresult (*MemcpyHtoDAsync)(CUdeviceptr, const void *, size_t, CUstream);
+  CUresult (*MemcpyDtoHAsync)(void *, CUdeviceptr, size_t, CUstream);
+  CUresult (*MemHostAlloc)(void **, size_t, unsigned);
+  CUresult (*MemGetInfo)(size_t *, size_t *);
+  CUresult (*PointerGetAttributes)(unsigned, CUpointer_attribute *, void **, CUdeviceptr);
+  CUresult (*DeviceGetName)(char *, int, CUdevice);
+  CUresult (*DeviceGetPCIBusId)(char *, int, CUdevice);
+  /* the sm_90a tensor-core kernels' TMA descriptors */
+  CUresult (*TensorMapEncodeTiled)(CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *,
+                                   const cuuint64_t *, const cuuint64_t *, const cuuint32_t *,
+                                   const cuuint32_t *, CUtensorMapInterleave, CUtensorMapSwizzle,
+                                   CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
+} dlg_cuda_api;
+
+/* The driver's entry points, or NULL with why[] filled in (no libcuda, a
+ * function missing, cuInit failed).  Loaded once, thread-safely. */
+const dlg_cuda_api *dlg_cuda_api_get(char *why, size_t why_len);
+
+/* "CUDA_ERROR_OUT_OF_MEMORY: out of memory" style text for r. */
+const char *dlg_cuda_error(CUresult r);
+
+#endif

@@ -1,0 +1,197 @@
+/*
+ * hgemm.c - launches of the tensor-core kernels: float16 / bfloat16
+ * dlg_gemms on device memory, and the TF32 products tf32.c prepares.
+ *
+ * Two families: on compute capability 9.0, the sm_90a kernels
+ * (kernels/cuda/hgemm_wgmma.cu: TMA + wgmma, persistent) take what TMA can
+ * address - 16-byte aligned operands and leading dimensions, m and n of at
+ * least a tile's worth - and the mma.sync kernels (hgemm_mma.cu) take the
+ * rest and everything on other chips.  Both are picked by input kind and
+ * orientation (orient.h); C's type is a kernel argument.
+ * DLGEMM_HGEMM_KERNEL=mma|wgmma pins the family where it applies.
+ */
+#include <stdint.h>
+#include <string.h>
+#include "core/config.h"
+#include "core/errors.h"
+#include "cuda/device/driver.h"
+#include "cuda/device/hgemm.h"
+#include "cuda/device/orient.h"
+
+/* TMA's view of one matrix (an operand, or C): a 3-D tensor (contiguous dimension, the other
+ * one, batch) cut into boxes of inner x outer elements, 128-byte swizzled.
+ * A broadcast operand (batch stride 0) has a batch extent of 1. */
+static CUresult tensor_map(const dlg_cuda_api *cu, CUtensorMap *map, int kind, const dlg_operand *o,
+                           uint64_t inner, uint64_t outer, int64_t batch, uint32_t box_inner,
+                           uint32_t box_outer)
+{
+  const cuuint64_t dims[3] = {inner, outer, o->bs ? (cuuint64_t)batch : 1};
+  const uint64_t row = (uint64_t)o->ld * 2;
+  const cuuint64_t strides[2] = {row, o->bs ? (cuuint64_t)o->bs * 2 : ((row * outer + 15) & ~15ull)};
+  const cuuint32_t box[3] = {box_inner, box_outer, 1}, step[3] = {1, 1, 1};
+  /* TF32 kinds are 16-bit halves to TMA (hgemm_args.h): only copied */
+  const CUtensorMapDataType type = kind == DLG_TC_F16    ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
+                                   : kind == DLG_TC_BF16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
+                                                         : CU_TENSOR_MAP_DATA_TYPE_UINT16;
+  return cu->TensorMapEncodeTiled(map, type, 3, (void *)o->data, dims, strides, box, step,
+                                  CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                                  CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                                  CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+}
+
+/* TMA's view of C for the wgmma epilogue's stores: the kernel's rows x cols
+ * product, C's contiguous dimension inner (cols when c_trans), swizzled as
+ * the staging buffers are: 64 x 64 boxes of a 16-bit C; of FP32, which TMA
+ * copies as pairs of 16-bit halves (as TF32 operands), 32 x 64 (c_trans)
+ * or 32 x 32.  Nonzero when TMA cannot address C (alignment). */
+static CUresult c_tensor_map(const dlg_cuda_api *cu, CUtensorMap *map, const dlg_hgemm_args *t)
+{
+  const int f32 = t->c_type == DLG_HOUT_F32, per16 = f32 ? 4 : 8;
+  const long long sc = t->batch > 1 ? t->sc : 0;
+  const dlg_operand c = {t->c, t->ldc << f32, sc << f32, 0,
+                         (uintptr_t)t->c % 16 == 0 && t->ldc % per16 == 0 && sc % per16 == 0};
+  if (!c.vec) return CUDA_ERROR_INVALID_VALUE;
+  return tensor_map(cu, map,
+                    f32 ? DLG_TC_TF32 : t->c_type == DLG_HOUT_F16 ? DLG_TC_F16 : DLG_TC_BF16, &c,
+                    (uint64_t)(t->c_trans ? t->n : t->m) << f32,
+                    (uint64_t)(t->c_trans ? t->m : t->n), t->batch, 64,
+                    f32 && !t->c_trans ? 32 : 64);
+}
+
+/* The width (DLG_WGMMA_BN index) of the wgmma tile for a rows x cols
+ * product: among the widths with a kernel in f, the one whose waves over
+ * the SMs cost least, each width's work counted at its measured rate
+ * relative to the 256-wide tile's (narrower tiles read their operands more
+ * often per flop; bench/NOTES.md).  DLGEMM_WGMMA_WIDTH pins one that has a
+ * kernel. */
+static int pick_width(CUfunction f[DLG_WGMMA_WIDTHS][DLG_TC_KINDS][4], int kind, int v,
+                      long long rows, long long cols, long long batch, int sms)
+{
+  static const double rate[DLG_WGMMA_WIDTHS] = {1.0, 0.9, 0.97};
+  const int pin = dlg_config_get()->wgmma_width;
+  double best = 0;
+  int w, pick = -1;
+  for (w = 0; w < DLG_WGMMA_WIDTHS; w++) {
+    const int bn = DLG_WGMMA_BN(w);
+    const long long tiles = (rows + DLG_WGMMA_BM - 1) / DLG_WGMMA_BM * ((cols + bn - 1) / bn) * batch;
+    const double cost = (double)((tiles + sms - 1) / sms) * bn / rate[w];
+    if (!f[w][kind][v]) continue;
+    if (pin == bn) return w;
+    if (pick < 0 || cost < best) best = cost, pick = w;
+  }
+  return pick;
+}
+
+/* dlg_cuda_wgmma_launch (hgemm.h).
+ *
+ * Which operand is the kernel's first (its 128 rows, two consumers of 64)
+ * and which its second (the BN-wide side): measured on the H100, an m- or
+ * n-contiguous second operand costs a quarter of the speed at 4096^3 (its
+ * 256 columns come as four boxes that wgmma reads transposed), so the
+ * k-contiguous operand goes second when only one of them is.  Otherwise
+ * the kernel computes C^T = op2^T op1^T, whose rows are C's columns: each
+ * thread's accumulator pairs are then adjacent in C and leave as one store. */
+int dlg_cuda_wgmma_launch(dlg_cuda_device *dev, int kind, int64_t batch, const dlg_operand *op1,
+                          const dlg_operand *op2, const dlg_hgemm_args *a, CUstream stream,
+                          CUresult *r)
+{
+  char why[160];
+  const dlg_cuda_api *cu = dlg_cuda_api_get(why, sizeof why);
+  const int want = dlg_config_get()->hgemm_kernel;
+  const int swap = !(op2->kc && !op1->kc);
+  const dlg_operand *first = swap ? op2 : op1, *second = swap ? op1 : op2;
+  const int rows = swap ? a->n : a->m, cols = swap ? a->m : a->n;
+  const int v = first->kc * 2 + second->kc;
+  const int w = pick_width(dev->hgemm_wgmma, kind, v, rows, cols, batch, dev->sms);
+  const int bn = w < 0 ? 1 : DLG_WGMMA_BN(w); /* w < 0: no kernel, nothing launched */
+  const size_t ces = a->c_type == DLG_HOUT_F32 ? 4 : 2;
+  CUfunction f = w < 0 ? NULL : dev->hgemm_wgmma[w][kind][v];
+  const long long tiles = (long long)((rows + DLG_WGMMA_BM - 1) / DLG_WGMMA_BM) *
+                          ((cols + bn - 1) / bn) * batch;
+  dlg_hgemm_args t = *a;
+  CUtensorMap ma, mb, mc;
+  void *params[] = {&t, &ma, &mb, &mc};
+  /* An m-contiguous TF32 operand (the rk kernels' A, read through
+   * registers) is rows of 32 TF32 values by 32 k to TMA: 64 halves (k real) */
+  const int tf = kind >= DLG_TC_TF32;
+  if (!cu || !f || want == 1 || !op1->vec || !op2->vec || a->k == 0 || tiles > INT32_MAX) return 0;
+  /* below a 128 x 128 product, half the tile or more would be padding */
+  if (want != 2 && (a->m < 128 || a->n < 128)) return 0;
+  if (tensor_map(cu, &ma, kind, first, first->kc ? (uint64_t)a->k : (uint64_t)rows << tf,
+                 (uint64_t)(first->kc ? rows : a->k >> tf), batch, 64,
+                 first->kc ? DLG_WGMMA_BM : DLG_WGMMA_BK >> tf) ||
+      tensor_map(cu, &mb, kind, second, second->kc ? a->k : cols, second->kc ? cols : a->k,
+                 batch, 64, second->kc ? (uint32_t)bn : DLG_WGMMA_BK))
+    return 0; /* TMA cannot address this operand (e.g. a batch stride it refuses) */
+  t.m = rows, t.n = cols;
+  if (swap) {
+    t.a = a->b, t.lda = a->ldb, t.sa = a->sb;
+    t.b = a->a, t.ldb = a->lda, t.sb = a->sa;
+  }
+  t.batch = (int)batch;
+  t.walk_rows = dlg_config_get()->wgmma_walk_rows;
+  t.c_trans = swap;
+  t.c_pair = (uintptr_t)a->c % (2 * ces) == 0 && a->ldc % 2 == 0 && a->sc % 2 == 0;
+  /* C that is not read leaves through TMA stores (hgemm_wgmma.cu) */
+  memset(&mc, 0, sizeof mc);
+  t.c_tma = a->beta == 0 && c_tensor_map(cu, &mc, &t) == CUDA_SUCCESS;
+  *r = cu->LaunchKernel(f, (unsigned)(tiles < dev->sms ? tiles : dev->sms), 1, 1, DLG_WGMMA_THREADS,
+                        1, 1, (unsigned)DLG_WGMMA_SMEM(bn), stream, params, NULL);
+  return *r ? -1 : 1;
+}
+
+dlgemm_status dlg_cuda_tc_run(dlg_cuda_device *dev, int kind, int64_t batch,
+                              const dlg_operand *op1, const dlg_operand *op2,
+                              const dlg_hgemm_args *a, CUstream stream)
+{
+  char why[160];
+  const dlg_cuda_api *cu = dlg_cuda_api_get(why, sizeof why);
+  const long long zmax = 65535;
+  const size_t ces = a->c_type == DLG_HOUT_F32 ? 4 : 2;
+  CUfunction f = dev->hgemm_mma[kind][op1->kc * 2 + op2->kc];
+  long long b0;
+  CUresult r = CUDA_SUCCESS;
+
+  if (a->m == 0 || a->n == 0 || batch == 0) return DLGEMM_OK;
+  switch (dlg_cuda_wgmma_launch(dev, kind, batch, op1, op2, a, stream, &r)) {
+  case 1: return DLGEMM_OK;
+  case -1:
+    return dlg_fail(DLGEMM_ERR_BACKEND_FAILED, "CUDA kernel launch failed: %s", dlg_cuda_error(r));
+  }
+  if (!f) return dlg_fail(DLGEMM_ERR_BACKEND_FAILED, "no tensor-core kernel for this layout");
+  for (b0 = 0; b0 < batch && !r; b0 += zmax) {
+    dlg_hgemm_args p = *a;
+    void *params[] = {&p};
+    const long long nb = batch - b0 < zmax ? batch - b0 : zmax;
+    p.a = (const char *)p.a + b0 * p.sa * 2;
+    p.b = (const char *)p.b + b0 * p.sb * 2;
+    p.c = (char *)p.c + b0 * p.sc * (long long)ces;
+    r = cu->LaunchKernel(f, (unsigned)((p.m + DLG_HMMA_BM - 1) / DLG_HMMA_BM),
+                         (unsigned)((p.n + DLG_HMMA_BN - 1) / DLG_HMMA_BN), (unsigned)nb,
+                         DLG_HMMA_THREADS, 1, 1, DLG_HMMA_SMEM, stream, params, NULL);
+  }
+  if (r)
+    return dlg_fail(DLGEMM_ERR_BACKEND_FAILED, "CUDA kernel launch failed: %s", dlg_cuda_error(r));
+  return DLGEMM_OK;
+}
+
+dlgemm_status dlg_cuda_hgemm(dlg_cuda_device *dev, const dlg_gemm *g, CUstream stream)
+{
+  dlg_operand op1, op2;
+  dlg_hgemm_args a;
+  int64_t m, n;
+
+  if (g->m > INT32_MAX || g->n > INT32_MAX || g->k > INT32_MAX)
+    return dlg_fail(DLGEMM_ERR_TOO_LARGE, "m, n and k must each fit in 32 bits");
+  memset(&a, 0, sizeof a);
+  dlg_orient(g, &op1, &op2, &m, &n);
+  a.m = (int)m, a.n = (int)n, a.k = (int)g->k;
+  if (g->alpha == 0) a.k = 0; /* C = beta * C, A and B not read (BLAS semantics) */
+  a.alpha = (float)g->alpha, a.beta = (float)g->beta;
+  a.a = op1.data, a.lda = op1.ld, a.sa = op1.bs, a.vec_a = op1.vec;
+  a.b = op2.data, a.ldb = op2.ld, a.sb = op2.bs, a.vec_b = op2.vec;
+  a.c = g->c.data, a.ldc = dlg_ld(&g->c), a.sc = g->c.bs;
+  a.c_type = g->dtype == DLG_F32 ? DLG_HOUT_F32 : g->dtype == DLG_F16 ? DLG_HOUT_F16 : DLG_HOUT_BF16;
+  return dlg_cuda_tc_run(dev, g->dtype_in == DLG_BF16 ? DLG_TC_BF16 : DLG_TC_F16, g->batch, &op1,
+                         &op2, &a, stream);
+}

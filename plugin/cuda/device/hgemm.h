@@ -1,0 +1,30 @@
+/*
+ * hgemm.h - float16 / bfloat16 on the tensor cores, and the tensor-core
+ * launcher the TF32 policies share (hgemm_mma.cu, hgemm_wgmma.cu).
+ */
+#ifndef DLG_CUDA_HGEMM_H
+#define DLG_CUDA_HGEMM_H
+
+#include "cuda/device/device.h"
+#include "cuda/device/orient.h"
+
+/* Queue g, float16 / bfloat16 inputs, on stream (operands in this device's
+ * memory, its context current): the tensor-core kernels. */
+dlgemm_status dlg_cuda_hgemm(dlg_cuda_device *dev, const dlg_gemm *g, CUstream stream);
+
+/* The tensor-core kernels of kind (DLG_TC_*) on X = op1 * op2, a batch of
+ * them, a's sizes, strides and pointers already set (in 16-bit units for
+ * TF32): the wgmma kernels where they apply, else the mma.sync ones. */
+dlgemm_status dlg_cuda_tc_run(dlg_cuda_device *dev, int kind, int64_t batch,
+                              const dlg_operand *op1, const dlg_operand *op2,
+                              const dlg_hgemm_args *a, CUstream stream);
+
+/* The same on the sm_90a wgmma kernels only: 1 when launched, 0 when they
+ * do not apply (no kernel for the layout or kind, a shape or an alignment
+ * TMA cannot take, the family pinned to mma.sync) and nothing was queued,
+ * -1 with *r set when the launch failed. */
+int dlg_cuda_wgmma_launch(dlg_cuda_device *dev, int kind, int64_t batch, const dlg_operand *op1,
+                          const dlg_operand *op2, const dlg_hgemm_args *a, CUstream stream,
+                          CUresult *r);
+
+#endif

@@ -1,0 +1,209 @@
+/*
+ * copy_pool.c - the parallel strided copy behind the host-array engine.
+ *
+ * Workers are started on first use and live for the process; a job is the
+ * byte range of one staging chunk, which the caller and the workers take
+ * in 256 KiB pieces.  A generation counter under one mutex starts the job
+ * and a count of finished threads ends it.  The engine posts jobs back to
+ * back, a chunk every ~100 us, and on the H100 machine (a VM) waking a
+ * sleeping thread costs tens of microseconds; so the workers, and the
+ * caller waiting for them, spin for SPIN_SECONDS before they sleep.  Below
+ * 1 MiB the caller copies alone.
+ *
+ * The bytes are written with streaming (non-temporal) stores: the
+ * destination is either a pinned chunk that the copy engine reads next or
+ * the caller's C, neither wanted in the CPU's caches, and a store that
+ * misses the cache otherwise reads the line first.  On the H100 machine
+ * 12 threads moved 53 GB/s with memcpy and 65-83 GB/s with streaming
+ * stores; with the spinning, sgemm_ at n = 4096 went from 18 to 28-30
+ * TFLOP/s (bench/NOTES.md).
+ */
+#include <pthread.h>
+#include <sched.h>
+#include <stdint.h>
+#include <string.h>
+#include <unistd.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+#include "core/calllog.h"
+#include "core/config.h"
+#include "cuda/hostarray/copy_pool.h"
+
+enum { MAX_THREADS = 32, SMALL = 1 << 20, PIECE = 256 << 10 };
+#define SPIN_SECONDS 200e-6 /* about two chunks' copy time */
+
+static struct {
+  pthread_mutex_t lock;
+  pthread_cond_t wake, done;
+  int started;
+  unsigned long generation;
+  int parts;
+  unsigned long finished; /* threads done with the job, the caller's part included */
+  const dlg_lines *m;
+  size_t off, len, next;
+  char *buf;
+  int gather;
+} pool = {.lock = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER,
+            .done = PTHREAD_COND_INITIALIZER};
+
+/* memcpy with stores that bypass the caches (the caller fences). */
+static void stream_copy(char *d, const char *s, size_t n)
+{
+#if defined(__SSE2__)
+  if (n >= 256) {
+    const size_t head = (16 - ((uintptr_t)d & 15)) & 15;
+    memcpy(d, s, head);
+    d += head, s += head, n -= head;
+    for (; n >= 64; n -= 64, d += 64, s += 64) {
+      const __m128i x0 = _mm_loadu_si128((const __m128i *)s);
+      const __m128i x1 = _mm_loadu_si128((const __m128i *)(s + 16));
+      const __m128i x2 = _mm_loadu_si128((const __m128i *)(s + 32));
+      const __m128i x3 = _mm_loadu_si128((const __m128i *)(s + 48));
+      _mm_stream_si128((__m128i *)d, x0);
+      _mm_stream_si128((__m128i *)(d + 16), x1);
+      _mm_stream_si128((__m128i *)(d + 32), x2);
+      _mm_stream_si128((__m128i *)(d + 48), x3);
+    }
+  }
+#endif
+  memcpy(d, s, n);
+}
+
+/* Streaming stores are weakly ordered: make them visible before the
+ * thread reports its part done (and the copy engine or the caller reads). */
+static void store_fence(void)
+{
+#if defined(__SSE2__)
+  _mm_sfence();
+#else
+  __atomic_thread_fence(__ATOMIC_SEQ_CST);
+#endif
+}
+
+static void relax(void)
+{
+#if defined(__SSE2__)
+  _mm_pause();
+#else
+  sched_yield();
+#endif
+}
+
+/* Spin until *word differs from value or SPIN_SECONDS pass; 1 if it did. */
+static int spin_while(const unsigned long *word, unsigned long value)
+{
+  const double until = dlg_now() + SPIN_SECONDS;
+  int i;
+  for (;;) {
+    for (i = 0; i < 64; i++) {
+      if (__atomic_load_n(word, __ATOMIC_ACQUIRE) != value) return 1;
+      relax();
+    }
+    if (dlg_now() > until) return 0;
+  }
+}
+
+/* Copy [off, off + len) of the compact image, line piece by line piece. */
+static void copy_range(const dlg_lines *m, size_t off, size_t len, char *buf, int gather)
+{
+  char *b = buf;
+  while (len) {
+    const size_t line = off / m->width, in = off % m->width;
+    const size_t n = m->width - in < len ? m->width - in : len;
+    char *p = m->base + line * m->pitch + in;
+    if (gather) stream_copy(b, p, n);
+    else stream_copy(p, b, n);
+    b += n, off += n, len -= n;
+  }
+  store_fence();
+}
+
+/* Take pieces of the current job until none is left.  Pieces are small and
+ * handed out by an atomic counter, not split in equal parts up front: a
+ * thread the scheduler sets aside then delays one piece, not the job (with
+ * equal parts the job took as long as its slowest thread, and staging
+ * varied from 14 to 47 GB/s between runs on the H100 machine). */
+static void run_pieces(void)
+{
+  for (;;) {
+    const size_t lo = __atomic_fetch_add(&pool.next, PIECE, __ATOMIC_RELAXED);
+    if (lo >= pool.len) return;
+    copy_range(pool.m, pool.off + lo, pool.len - lo < PIECE ? pool.len - lo : PIECE,
+               pool.buf + lo, pool.gather);
+  }
+}
+
+static void *worker(void *arg)
+{
+  const int id = (int)(size_t)arg;
+  unsigned long seen = 0;
+  for (;;) {
+    int mine;
+    spin_while(&pool.generation, seen);
+    pthread_mutex_lock(&pool.lock);
+    while (pool.generation == seen) pthread_cond_wait(&pool.wake, &pool.lock);
+    seen = pool.generation;
+    mine = id < pool.parts;
+    pthread_mutex_unlock(&pool.lock);
+    if (!mine) continue;
+    run_pieces();
+    pthread_mutex_lock(&pool.lock);
+    if (__atomic_add_fetch(&pool.finished, 1, __ATOMIC_RELEASE) == (unsigned long)pool.parts)
+      pthread_cond_signal(&pool.done);
+    pthread_mutex_unlock(&pool.lock);
+  }
+  return NULL;
+}
+
+/* Workers 1..n-1 exist; returns how many threads (caller included) can work. */
+static int start_workers(int n)
+{
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+  if (n > MAX_THREADS) n = MAX_THREADS;
+  while (pool.started + 1 < n) {
+    pthread_t t;
+    if (pthread_create(&t, &attr, worker, (void *)(size_t)(pool.started + 1))) break;
+    pool.started++;
+  }
+  pthread_attr_destroy(&attr);
+  return pool.started + 1;
+}
+
+void dlg_copy_lines(const dlg_lines *m, size_t off, size_t len, char *buf, int gather, int threads)
+{
+  int parts;
+  if (len < SMALL || threads <= 1) {
+    copy_range(m, off, len, buf, gather);
+    return;
+  }
+  pthread_mutex_lock(&pool.lock);
+  parts = start_workers(threads);
+  pool.m = m, pool.off = off, pool.len = len, pool.buf = buf, pool.gather = gather, pool.next = 0;
+  pool.parts = parts;
+  __atomic_store_n(&pool.finished, 1, __ATOMIC_RELAXED); /* part 0 is the caller's */
+  __atomic_store_n(&pool.generation, pool.generation + 1, __ATOMIC_RELEASE);
+  pthread_cond_broadcast(&pool.wake);
+  pthread_mutex_unlock(&pool.lock);
+  run_pieces();
+  /* the workers still copying finish within a piece's time */
+  while (__atomic_load_n(&pool.finished, __ATOMIC_ACQUIRE) < (unsigned long)parts &&
+         spin_while(&pool.finished, __atomic_load_n(&pool.finished, __ATOMIC_ACQUIRE)))
+    ;
+  pthread_mutex_lock(&pool.lock);
+  while (pool.finished < (unsigned long)pool.parts) pthread_cond_wait(&pool.done, &pool.lock);
+  pthread_mutex_unlock(&pool.lock);
+}
+
+int dlg_copy_threads_default(void)
+{
+  cpu_set_t set;
+  int n = dlg_config_get()->copy_threads;
+  if (n >= 1) return n > MAX_THREADS ? MAX_THREADS : n;
+  if (sched_getaffinity(0, sizeof set, &set) == 0) n = CPU_COUNT(&set);
+  if (n < 1) n = (int)sysconf(_SC_NPROCESSORS_ONLN);
+  if (n > 2) n--; /* one processor for the driver's threads and the rest of the process */
+  return n < 1 ? 1 : n > 16 ? 16 : n;
+}

@@ -1,0 +1,22 @@
+/*
+ * engine.h - the host-array engine: sgemm_/dgemm_ on host memory, C in
+ * tiles, panels of A and B streamed through pinned chunks while earlier
+ * tiles compute (engine.c says how).
+ */
+#ifndef DLG_CUDA_ENGINE_H
+#define DLG_CUDA_ENGINE_H
+
+#include "cuda/device/device.h"
+
+/* g on host memory through the engine: synchronous.  A
+ * failure before C was touched returns a status (the caller falls back); a
+ * failure after finishes the remaining tiles on the next BLAS, returns
+ * DLGEMM_OK and says so in dlg_note(). */
+dlgemm_status dlg_cuda_offload(dlg_cuda_device *dev, const dlg_gemm *g);
+
+/* The engine's link: bytes/s of pinned copies to and from the device and of
+ * the copy pool staging pageable memory (measured for the routing model). */
+dlgemm_status dlg_cuda_offload_measure(dlg_cuda_device *dev, double *to_device,
+                                       double *to_host, double *staging);
+
+#endif

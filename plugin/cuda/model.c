@@ -1,0 +1,260 @@
+/*
+ * model.c - whether a host-array call is worth sending to the GPU.
+ *
+ * A call on the GPU costs a fixed overhead plus its transfers and its
+ * kernel, which the engine overlaps, except around the first and last
+ * tiles; on the next BLAS it costs its flops at that BLAS's rate.  The
+ * constants are measured on this machine the first time they are needed,
+ * and cached in $XDG_CACHE_HOME/dlgemm/ (else ~/.cache/dlgemm/), keyed by
+ * GPU, bus slot and CPU BLAS, so later processes start at once.
+ * DLGEMM_CALIBRATE=1 measures again; DLGEMM_VERBOSE prints them.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "core/calllog.h"
+#include "core/config.h"
+#include "cpu/blas.h"
+#include "cuda/device/driver.h"
+#include "cuda/device/gemm.h"
+#include "cuda/hostarray/engine.h"
+#include "cuda/model.h"
+
+typedef struct model {
+  double to_device, to_host, staging; /* bytes/s: pinned DMA each way; copy pool */
+  double kernel[2];                   /* flops/s of 2048^3 on the GPU: FP32, FP64 */
+  double overhead;                    /* s: a 64^3 call through the engine */
+  double cpu[2][2];                   /* flops/s of the next BLAS at 128^3, 384^3 */
+} model;
+
+#define MODEL_FIELDS(X)                                                            \
+  X(to_device) X(to_host) X(staging) X(kernel[0]) X(kernel[1]) X(overhead)         \
+  X(cpu[0][0]) X(cpu[0][1]) X(cpu[1][0]) X(cpu[1][1])
+
+static model the_model;
+static int model_state; /* 0 unknown, 1 ready, -1 unmeasurable; read without the lock once set */
+static pthread_mutex_t model_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* --- measuring ----------------------------------------------------------- */
+
+static double median5(double *t)
+{
+  int i, j;
+  for (i = 1; i < 5; i++)
+    for (j = i; j > 0 && t[j] < t[j - 1]; j--) {
+      double x = t[j];
+      t[j] = t[j - 1], t[j - 1] = x;
+    }
+  return t[2];
+}
+
+/* The next BLAS on an n^3 problem: flops/s of the faster of two runs. */
+static double cpu_rate(dlg_dtype dt, int n)
+{
+  const dlg_cpu_blas *blas = dlg_cpu_blas_get();
+  const size_t es = dlg_elem_size(dt), len = (size_t)n * n;
+  char *a = calloc(3 * len, es);
+  double best = HUGE_VAL;
+  int rep;
+  if (!a) return 1e9;
+  for (rep = 0; rep < 2; rep++) {
+    const double t0 = dlg_now();
+    if (dt == DLG_F32) {
+      const float one = 1, zero = 0;
+      blas->sgemm("N", "N", &n, &n, &n, &one, (float *)a, &n, (float *)a + len, &n, &zero,
+                  (float *)a + 2 * len, &n, 1, 1);
+    } else {
+      const double one = 1, zero = 0;
+      blas->dgemm("N", "N", &n, &n, &n, &one, (double *)a, &n, (double *)a + len, &n, &zero,
+                  (double *)a + 2 * len, &n, 1, 1);
+    }
+    if (dlg_now() - t0 < best) best = dlg_now() - t0;
+  }
+  free(a);
+  return 2.0 * n * n * (double)n / best;
+}
+
+/* A square n^3 host call through the engine, or a device-resident product
+ * (host == 0): the median seconds of five calls after one that warms up. */
+static double gpu_seconds(dlg_cuda_device *dev, dlg_dtype dt, int n, int host)
+{
+  char why[160];
+  const dlg_cuda_api *cu = dlg_cuda_api_get(why, sizeof why);
+  const size_t es = dlg_elem_size(dt), len = (size_t)n * n;
+  dlg_gemm g;
+  CUdeviceptr d = 0;
+  CUstream s = NULL;
+  char *h = NULL;
+  double t[5];
+  int rep, ok = 1;
+  memset(&g, 0, sizeof g);
+  g.dtype = g.dtype_in = dt, g.m = g.n = g.k = n, g.batch = 1, g.alpha = 1, g.beta = 0;
+  g.origin = "calibration";
+  if (host) {
+    if (!(h = calloc(3 * len, es))) return -1;
+    g.place = DLG_HOST;
+  } else {
+    if (cu->CtxPushCurrent(dev->ctx)) return -1;
+    if (cu->StreamCreate(&s, CU_STREAM_NON_BLOCKING) || cu->MemAlloc(&d, 3 * len * es)) d = 0;
+    g.place = DLG_CUDA;
+  }
+  g.a = (dlg_matrix){host ? (void *)h : (void *)(uintptr_t)d, n, n, 1, n, 0};
+  g.b = g.a, g.c = g.a;
+  g.b.data = (char *)g.a.data + len * es, g.c.data = (char *)g.a.data + 2 * len * es;
+  for (rep = 0; rep < 6 && ok && (host || d); rep++) {
+    const double t0 = dlg_now();
+    if (host) ok = dlg_cuda_offload(dev, &g) == DLGEMM_OK;
+    else ok = dlg_cuda_gemm(dev, &g, s) == DLGEMM_OK && cu->StreamSynchronize(s) == CUDA_SUCCESS;
+    if (rep) t[rep - 1] = dlg_now() - t0; /* the first warms up */
+  }
+  if (!host) {
+    if (d) cu->MemFree(d);
+    if (s) cu->StreamDestroy(s);
+    cu->CtxPopCurrent(NULL);
+  }
+  free(h);
+  return ok && (host || d) ? median5(t) : -1;
+}
+
+static int measure(dlg_cuda_device *dev, model *m)
+{
+  int dt;
+  if (dlg_cuda_offload_measure(dev, &m->to_device, &m->to_host, &m->staging)) return -1;
+  /* the engine has streams now; its tiny call is the fixed cost */
+  if ((m->overhead = gpu_seconds(dev, DLG_F32, 64, 1)) < 0) return -1;
+  for (dt = 0; dt < 2; dt++) {
+    double s = gpu_seconds(dev, (dlg_dtype)dt, 2048, 0);
+    if (s <= 0) return -1;
+    m->kernel[dt] = 2.0 * 2048.0 * 2048.0 * 2048.0 / s;
+    m->cpu[dt][0] = cpu_rate((dlg_dtype)dt, 128);
+    m->cpu[dt][1] = cpu_rate((dlg_dtype)dt, 384);
+  }
+  return 0;
+}
+
+/* --- the cache --------------------------------------------------------------- */
+
+/* $XDG_CACHE_HOME/dlgemm/host-model-<gpu>-<bus>-<blas hash>.txt */
+static int cache_path(const dlg_cuda_device *dev, char *path, size_t len, char *dir, size_t dlen)
+{
+  const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+  const char *blas = dlg_cpu_blas_get()->sgemm_from;
+  unsigned long h = 5381;
+  char key[160];
+  size_t i;
+  if (xdg && *xdg) snprintf(dir, dlen, "%s/dlgemm", xdg);
+  else if (home && *home) snprintf(dir, dlen, "%s/.cache/dlgemm", home);
+  else return -1;
+  for (i = 0; blas[i]; i++) h = h * 33 + (unsigned char)blas[i];
+  snprintf(key, sizeof key, "%s-%s-%08lx", dev->name, dev->bus_id, h & 0xffffffffUL);
+  for (i = 0; key[i]; i++)
+    if (!((key[i] >= 'a' && key[i] <= 'z') || (key[i] >= 'A' && key[i] <= 'Z') ||
+          (key[i] >= '0' && key[i] <= '9') || key[i] == '-'))
+      key[i] = '_';
+  snprintf(path, len, "%s/host-model-%s.txt", dir, key);
+  return 0;
+}
+
+static int load(const char *path, model *m)
+{
+  FILE *f = fopen(path, "r");
+  char name[32];
+  double v;
+  int n = 0;
+  if (!f) return -1;
+  while (fscanf(f, "%31s %lf", name, &v) == 2 && v > 0) {
+#define LOAD(field) if (!strcmp(name, #field)) m->field = v, n++;
+    MODEL_FIELDS(LOAD)
+#undef LOAD
+  }
+  fclose(f);
+  return n == 10 ? 0 : -1;
+}
+
+static void save(const char *dir, const char *path, const model *m)
+{
+  char parent[512], tmp[600];
+  FILE *f;
+  snprintf(parent, sizeof parent, "%s", dir);
+  if (strrchr(parent, '/')) *strrchr(parent, '/') = '\0';
+  mkdir(parent, 0755), mkdir(dir, 0755);
+  snprintf(tmp, sizeof tmp, "%s.%d", path, (int)getpid());
+  if (!(f = fopen(tmp, "w"))) return;
+#define SAVE(field) fprintf(f, "%s %.6g\n", #field, m->field);
+  MODEL_FIELDS(SAVE)
+#undef SAVE
+  if (fclose(f) == 0) rename(tmp, path); /* whole or not at all, for concurrent processes */
+  else remove(tmp);
+}
+
+static const model *model_get(dlg_cuda_device *dev)
+{
+  char dir[400], path[600] = "";
+  const char *source = "measured";
+  const int known = __atomic_load_n(&model_state, __ATOMIC_ACQUIRE);
+  if (known) return known == 1 ? &the_model : NULL; /* every routed host call asks */
+  pthread_mutex_lock(&model_lock);
+  if (!model_state) {
+    const int have_path = cache_path(dev, path, sizeof path, dir, sizeof dir) == 0;
+    if (have_path && !dlg_config_get()->recalibrate && load(path, &the_model) == 0) {
+      source = "cached";
+      __atomic_store_n(&model_state, 1, __ATOMIC_RELEASE);
+    } else {
+      const int state = measure(dev, &the_model) ? -1 : 1;
+      if (state == 1 && have_path) save(dir, path, &the_model);
+      __atomic_store_n(&model_state, state, __ATOMIC_RELEASE);
+    }
+    if (dlg_config_get()->verbose && model_state == 1)
+      fprintf(stderr, "dlgemm: host model (%s%s%s): to device %.1f GB/s, to host %.1f GB/s, "
+              "staging %.1f GB/s, kernels %.1f / %.1f TFLOP/s (FP32 / FP64), overhead %.0f us, "
+              "next BLAS %.2f-%.2f / %.2f-%.2f GFLOP/s\n", source, path[0] ? " in " : "", path,
+              the_model.to_device * 1e-9, the_model.to_host * 1e-9, the_model.staging * 1e-9,
+              the_model.kernel[0] * 1e-12, the_model.kernel[1] * 1e-12, the_model.overhead * 1e6,
+              the_model.cpu[0][0] * 1e-9, the_model.cpu[0][1] * 1e-9, the_model.cpu[1][0] * 1e-9,
+              the_model.cpu[1][1] * 1e-9);
+  }
+  pthread_mutex_unlock(&model_lock);
+  return model_state == 1 ? &the_model : NULL;
+}
+
+/* --- the decision ------------------------------------------------------------ */
+
+/* The next BLAS's rate for g: between its 128^3 and 384^3 rates by the
+ * logarithm of the problem's mean dimension, held outside. */
+static double cpu_flops(const model *m, const dlg_gemm *g)
+{
+  const int dt = g->dtype == DLG_F64;
+  const double n = cbrt((double)g->m * (double)g->n * (double)g->k);
+  double x = log(n / 128.0) / log(384.0 / 128.0);
+  x = x < 0 ? 0 : x > 1 ? 1 : x;
+  return m->cpu[dt][0] + x * (m->cpu[dt][1] - m->cpu[dt][0]);
+}
+
+int dlg_cuda_offload_pays(dlg_cuda_device *dev, const dlg_gemm *g, char *why, size_t why_len)
+{
+  const model *m = model_get(dev);
+  const double es = (double)dlg_elem_size(g->dtype), batch = (double)g->batch;
+  const double mn = (double)g->m * (double)g->n;
+  const double in = ((double)g->m * g->k + (double)g->k * g->n + (g->beta != 0 ? mn : 0)) * es;
+  double t_in, t_out, t_k, t_max, t_gpu, t_cpu, tiles;
+  if (!m) {
+    snprintf(why, why_len, "no host model (the GPU could not be measured)");
+    return 0;
+  }
+  t_in = batch * in / fmin(m->to_device, m->staging);
+  t_out = batch * mn * es / fmin(m->to_host, m->staging);
+  t_k = dlg_flops(g) / m->kernel[g->dtype == DLG_F64];
+  t_max = fmax(t_in, fmax(t_out, t_k));
+  /* The engine overlaps the three except around its first and last tiles:
+   * with r tile rows and columns about 1/r of the rest is exposed. */
+  tiles = fmax(1.0, fmin(4.0, fmax((double)g->m, (double)g->n) / 1024.0));
+  t_gpu = m->overhead * batch + t_max + (t_in + t_out + t_k - t_max) / tiles;
+  t_cpu = dlg_flops(g) / cpu_flops(m, g);
+  snprintf(why, why_len, "model: GPU %.3g ms %s next BLAS %.3g ms", t_gpu * 1e3,
+           t_gpu < t_cpu ? "<" : ">=", t_cpu * 1e3);
+  return t_gpu < t_cpu;
+}

@@ -1,0 +1,133 @@
+/*
+ * route.c - the router: one decision per call, written down in one place.
+ *
+ *   device tensors         -> the backend of that device, or an error;
+ *   backend override       -> that backend, or an error (never a silent swap);
+ *   DLGEMM_FORCE=cpu       -> the next BLAS;
+ *   DLGEMM_FORCE=gpu       -> a GPU if one is usable, else the next BLAS;
+ *   DLGEMM_MIN_MNK set     -> a GPU when m*n*k >= DLGEMM_MIN_MNK, else the next BLAS;
+ *   otherwise              -> the GPU backend's cost model, where it has one
+ *                             (transfers, kernel rate and overheads against
+ *                             the next BLAS's rate, measured), else the
+ *                             DLGEMM_MIN_MNK default.
+ *
+ * A backend is "usable" when its probe succeeded (driver and device found,
+ * kernels loaded) and it supports the dtype, place and precision of the call.
+ */
+#include <stdio.h>
+#include "core/errors.h"
+#include "cpu/backend.h"
+#include "route/route.h"
+#ifdef DLGEMM_HAVE_CUDA
+#include "cuda/backend.h"
+#endif
+#ifdef DLGEMM_HAVE_HIP
+#include "hip/backend.h"
+#endif
+
+/* The backends compiled into this library, GPU families first, the CPU
+ * (next BLAS) last. */
+static const dlg_backend *const builtin_table[] = {
+#ifdef DLGEMM_HAVE_CUDA
+    &dlg_backend_cuda,
+#endif
+#ifdef DLGEMM_HAVE_HIP
+    &dlg_backend_hip, /* after CUDA: host arrays go to AMD only when it is the only GPU */
+#endif
+    &dlg_backend_cpu,
+};
+
+static int usable(const dlg_backend *be, const dlg_gemm *g, char *why, size_t why_len)
+{
+  return be->probe(why, why_len) == 0 && be->supports(g);
+}
+
+const dlg_backend *route_gpu_for(const dlg_gemm *g, const dlg_backend *const *table, size_t n)
+{
+  char ignored[160];
+  size_t i;
+  for (i = 0; i < n; i++)
+    if (table[i]->family != DLGEMM_BACKEND_CPU && usable(table[i], g, ignored, sizeof ignored))
+      return table[i];
+  return NULL;
+}
+
+static const dlg_backend *find_family(dlgemm_backend family, const dlg_backend *const *table,
+                                      size_t n)
+{
+  size_t i;
+  for (i = 0; i < n; i++)
+    if (table[i]->family == family) return table[i];
+  return NULL;
+}
+
+static const char *family_name(dlgemm_backend f)
+{
+  return f == DLGEMM_BACKEND_CPU ? "cpu" : f == DLGEMM_BACKEND_CUDA ? "cuda" : "hip";
+}
+
+const dlg_backend *route_pick_from(const dlg_gemm *g, dlgemm_backend requested,
+                                   const dlg_config *cfg, const dlg_backend *const *table,
+                                   size_t n, char *why, size_t why_len)
+{
+  const dlg_backend *be, *gpu;
+  char reason[160] = "";
+
+  if (g->place != DLG_HOST || requested != DLGEMM_BACKEND_AUTO) {
+    dlgemm_backend family = requested;
+    if (g->place == DLG_CUDA) family = DLGEMM_BACKEND_CUDA;
+    if (g->place == DLG_ROCM) family = DLGEMM_BACKEND_HIP;
+    if (requested != DLGEMM_BACKEND_AUTO && requested != family) {
+      dlg_fail(DLGEMM_ERR_NO_BACKEND, "the %s backend was requested but the tensors live on a "
+               "%s device", family_name(requested), family_name(family));
+      return NULL;
+    }
+    be = find_family(family, table, n);
+    if (!be) {
+      dlg_fail(DLGEMM_ERR_NO_BACKEND, "the %s backend is not built into this libdlgemm",
+               family_name(family));
+      return NULL;
+    }
+    if (be->probe(reason, sizeof reason)) {
+      dlg_fail(DLGEMM_ERR_NO_BACKEND, "the %s backend is not available: %s", be->name, reason);
+      return NULL;
+    }
+    if (!be->supports(g)) {
+      dlg_fail(DLGEMM_ERR_NO_BACKEND, "the %s backend does not support this call (dtype, "
+               "precision or size)", be->name);
+      return NULL;
+    }
+    snprintf(why, why_len, requested != DLGEMM_BACKEND_AUTO ? "requested" : "device tensors");
+    return be;
+  }
+
+  be = find_family(DLGEMM_BACKEND_CPU, table, n);
+  gpu = cfg->force == DLG_FORCE_CPU ? NULL : route_gpu_for(g, table, n);
+  if (cfg->force == DLG_FORCE_CPU) {
+    snprintf(why, why_len, "DLGEMM_FORCE=cpu");
+  } else if (!gpu) {
+    snprintf(why, why_len, "no usable GPU backend");
+  } else if (cfg->force == DLG_FORCE_GPU) {
+    snprintf(why, why_len, "DLGEMM_FORCE=gpu");
+    be = gpu;
+  } else if (!cfg->min_mnk_set && gpu->prefer) {
+    if (gpu->prefer(g, why, why_len)) be = gpu;
+  } else if ((double)g->m * (double)g->n * (double)g->k < cfg->min_mnk) {
+    snprintf(why, why_len, "m*n*k below DLGEMM_MIN_MNK=%.0f", cfg->min_mnk);
+  } else {
+    snprintf(why, why_len, "m*n*k at or above DLGEMM_MIN_MNK=%.0f", cfg->min_mnk);
+    be = gpu;
+  }
+  if (!be || !be->supports(g)) {
+    dlg_fail(DLGEMM_ERR_NO_BACKEND, "no backend supports this call (%s)", why);
+    return NULL;
+  }
+  return be;
+}
+
+const dlg_backend *route_pick_backend(const dlg_gemm *g, dlgemm_backend requested, char *why,
+                                      size_t why_len)
+{
+  return route_pick_from(g, requested, dlg_config_get(), builtin_table,
+                         sizeof builtin_table / sizeof builtin_table[0], why, why_len);
+}

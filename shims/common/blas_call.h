@@ -1,0 +1,34 @@
+/*
+ * blas_call.h - one xGEMM call in Fortran conventions, whichever symbol it
+ * came through, and the one function that answers it.
+ */
+#ifndef DLG_BLAS_CALL_H
+#define DLG_BLAS_CALL_H
+
+#include "core/gemm.h"
+
+typedef struct blas_call {
+  dlg_dtype dtype;
+  char transa, transb;    /* as given: 'N', 'T', 'C' in either case */
+  int m, n, k, lda, ldb, ldc;
+  const void *alpha, *beta; /* float* or double*, as the routine's type */
+  const void *a, *b;
+  void *c;
+  const char *srname;     /* "SGEMM " / "DGEMM ": the name xerbla_ receives */
+  const char *origin;     /* symbol the program called, for DLGEMM_VERBOSE */
+} blas_call;
+
+/* The reference's INFO for these arguments: 0 when they are legal, else the
+ * position of the first illegal one, checked in the reference's order. */
+int blas_gemm_info(const blas_call *call);
+
+/* Check, report to xerbla_ or quick-return as the reference does, then
+ * route: a GPU backend, or the next BLAS called with the very same
+ * arguments (so its answer is bit for bit what the program would have had). */
+void blas_gemm(const blas_call *call);
+
+/* Report an illegal argument the way the reference's SGEMM does:
+ * CALL XERBLA(SRNAME, INFO), through the process's xerbla_. */
+void blas_xerbla(const char *srname, int info);
+
+#endif
