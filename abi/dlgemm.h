@@ -92,7 +92,9 @@ typedef enum dlgemm_status {
   DLGEMM_ERR_TOO_LARGE = 13,        /* a dimension exceeds what the backend can index */
   DLGEMM_ERR_ABI_VERSION = 14,      /* dlgemm_get_api() asked for an unknown version */
   DLGEMM_ERR_DLPACK_VERSION = 15,   /* a DLManagedTensorVersioned of a major version not taken */
-  DLGEMM_ERR_READ_ONLY = 16         /* C carries DLPack's read-only flag */
+  DLGEMM_ERR_READ_ONLY = 16,        /* C carries DLPack's read-only flag */
+  DLGEMM_ERR_BAD_POINTER = 17       /* a kDLCUDA tensor's data is not memory of that GPU (host
+                                       memory, freed, another device) or is too short for it */
 } dlgemm_status;
 
 /* How float32 products may be computed on a GPU (host tensors computed

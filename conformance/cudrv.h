@@ -26,6 +26,9 @@ typedef struct cudrv {
   CUresult (*EventRecord)(CUevent, CUstream);
   CUresult (*EventSynchronize)(CUevent);
   CUresult (*EventElapsedTime)(float *, CUevent, CUevent);
+  CUresult (*MemAllocHost)(void **, size_t);
+  CUresult (*MemFreeHost)(void *);
+  CUresult (*DeviceGetCount)(int *);
 } cudrv;
 
 #define CU(call)                                                                   \
@@ -62,6 +65,9 @@ static inline void cudrv_load(cudrv *cu, CUcontext *ctx)
   SYM(EventRecord, "cuEventRecord");
   SYM(EventSynchronize, "cuEventSynchronize");
   SYM(EventElapsedTime, "cuEventElapsedTime_v2");
+  SYM(MemAllocHost, "cuMemAllocHost_v2");
+  SYM(MemFreeHost, "cuMemFreeHost");
+  SYM(DeviceGetCount, "cuDeviceGetCount");
 #undef SYM
   if (!cu->EventElapsedTime) *(void **)&cu->EventElapsedTime = dlsym(h, "cuEventElapsedTime");
   CU(cu->Init(0));

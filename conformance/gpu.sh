@@ -81,6 +81,9 @@ want sanitizer && for policy in tf32 3xtf32; do
 done
 want sanitizer && step sanitizer_memcheck_offload env DLGEMM_FORCE=gpu compute-sanitizer \
   --tool memcheck --error-exitcode 9 $build/conformance/test_offload shapes
+# the refusals of lying device pointers launch nothing and leave no driver error behind
+want sanitizer && step sanitizer_memcheck_pointers compute-sanitizer --tool memcheck \
+  --error-exitcode 9 $build/conformance/test_cuda_pointers
 
 # (the build's own listing, read in place: at 460 MB it does not travel)
 want sass && awk '/Function : /{f=$3} /LDL|STL/{bad[f]++} /LDS.128/{lds[f]++} /FFMA/{ffma[f]++}

@@ -103,6 +103,39 @@ START_TEST(fortran_errors_match_reference)
 }
 END_TEST
 
+/* What the reference never reads on these calls dlgemm must not read
+ * either (issue 27): alpha, beta and the arrays of an illegal call, and of
+ * a call with M or N of 0 (the reference's quick return tests M and N
+ * before alpha).  All NULL here: a read is a crash.  Each call runs through
+ * the reference too, which shows that the case is one where it reads none. */
+START_TEST(unread_arguments_may_be_null)
+{
+  static const struct { char ta, tb; int m, n, k, lda, ldb, ldc, info; } cases[] = {
+      {'X', 'N', 2, 2, 2, 2, 2, 2, 1}, {'N', 'Y', 2, 2, 2, 2, 2, 2, 2},
+      {'N', 'N', -1, 2, 2, 2, 2, 2, 3}, {'N', 'N', 2, 2, -3, 2, 2, 2, 5},
+      {'N', 'N', 4, 2, 2, 1, 2, 4, 8}, {'T', 'N', 2, 2, 2, 2, 2, 1, 13},
+      {'N', 'N', 0, 2, 2, 1, 2, 1, 0}, {'N', 'T', 2, 0, 2, 2, 1, 2, 0}};
+  dlg_sgemm_fn sref = (dlg_sgemm_fn)dlsym(reference(), "sgemm_");
+  dlg_dgemm_fn dref = (dlg_dgemm_fn)dlsym(reference(), "dgemm_");
+  size_t i;
+  int who;
+  for (i = 0; i < sizeof cases / sizeof cases[0]; i++)
+    for (who = 0; who < 4; who++) {
+      const char ta = cases[i].ta, tb = cases[i].tb;
+      const int *p = &cases[i].m;
+      memset(&rec, 0, sizeof rec);
+      if (who == 0) sgemm_(&ta, &tb, p, p + 1, p + 2, NULL, NULL, p + 3, NULL, p + 4, NULL, NULL, p + 5, 1, 1);
+      if (who == 1) sref(&ta, &tb, p, p + 1, p + 2, NULL, NULL, p + 3, NULL, p + 4, NULL, NULL, p + 5, 1, 1);
+      if (who == 2) dgemm_(&ta, &tb, p, p + 1, p + 2, NULL, NULL, p + 3, NULL, p + 4, NULL, NULL, p + 5, 1, 1);
+      if (who == 3) dref(&ta, &tb, p, p + 1, p + 2, NULL, NULL, p + 3, NULL, p + 4, NULL, NULL, p + 5, 1, 1);
+      ck_assert_msg(rec.n == (cases[i].info != 0) && (!rec.n || rec.info[0] == cases[i].info),
+                    "case %zu (%s): xerbla_ saw %d calls, info %d; expected info %d", i,
+                    who % 2 ? "reference" : "dlgemm", rec.n, rec.n ? rec.info[0] : 0,
+                    cases[i].info);
+    }
+}
+END_TEST
+
 /* The reference's CBLAS layer over our SGEMM against ours over ours: the
  * Fortran layer was compared above, so this isolates the CBLAS one.
  * One known divergence: the reference before LAPACK 3.12 (Debian 12 ships
@@ -230,6 +263,7 @@ int main(void)
   int failed;
   tcase_set_timeout(tc, 60);
   tcase_add_test(tc, fortran_errors_match_reference);
+  tcase_add_test(tc, unread_arguments_may_be_null);
   tcase_add_test(tc, cblas_errors_match_reference);
   tcase_add_test(tc, forwards_the_callers_arguments);
   tcase_add_test(tc, quick_returns_and_errors_do_not_forward);

@@ -124,6 +124,36 @@ static void device_mixed_gpu(fixture *f)
   f->B.device.device_type = kDLCUDA;
   f->B.device.device_id = 1;
 }
+/* Extents that wrap 64 bits (issue 27): each must be refused the same way
+ * whatever the dtypes, before anything is read or written. */
+static void batch_stride_wraps(fixture *f) /* all three products into one float */
+{
+  f->as[0] = 1, f->as[1] = 3;
+  f->bs[0] = 3, f->bs[1] = 1;
+  f->cs[0] = 3, f->cs[1] = 1, f->cs[2] = 1;
+  f->C.ndim = 3;
+  f->cst[0] = (int64_t)1 << 62, f->cst[1] = 1, f->cst[2] = 1;
+  f->C.strides = f->cst;
+}
+static void batch_wraps_onto_a(fixture *f) /* C's second matrix would be A */
+{
+  f->cs[0] = 2, f->cs[1] = 4, f->cs[2] = 5;
+  f->C.ndim = 3;
+  f->cst[0] = (int64_t)((UINT64_MAX - ((uintptr_t)f->c - (uintptr_t)f->a) + 1) / sizeof(float));
+  f->cst[1] = 5, f->cst[2] = 1;
+  f->C.strides = f->cst;
+}
+static void half_row_stride_wraps(fixture *f) /* float16 A and B, float32 C */
+{
+  f->A.dtype = f->B.dtype = (DLDataType){kDLFloat, 16, 1};
+  f->cst[0] = (int64_t)1 << 62, f->cst[1] = 1;
+  f->C.strides = f->cst;
+}
+static void compact_strides_overflow(fixture *f)
+{
+  f->as[0] = (int64_t)1 << 32, f->as[1] = (int64_t)1 << 32;
+}
+static void offset_wraps(fixture *f) { f->A.byte_offset = UINT64_MAX - 3; }
 static void overlap_a(fixture *f) { f->C.data = f->a + 4; }
 static void overlap_b(fixture *f) { f->B.data = f->c + 8; }
 static void options_small(fixture *f)
@@ -181,6 +211,14 @@ static const reject_case rejects[] = {
     {"OpenCL device", device_opencl, DLGEMM_ERR_UNSUPPORTED_DEVICE, "B: device type 4"},
     {"host C, GPU A", device_mixed, DLGEMM_ERR_UNSUPPORTED_DEVICE, "A is on GPU (2, 0)"},
     {"two GPUs", device_mixed_gpu, DLGEMM_ERR_UNSUPPORTED_DEVICE, "B is on device (2, 1)"},
+    {"batch stride 2^62 wraps", batch_stride_wraps, DLGEMM_ERR_TOO_LARGE,
+     "C: a 3x1x1 tensor with element strides (4611686018427387904, 1, 1) reaches past"},
+    {"C's batch wraps onto A", batch_wraps_onto_a, DLGEMM_ERR_TOO_LARGE, "C: a 2x4x5 tensor"},
+    {"float16 into float32, row stride 2^62", half_row_stride_wraps, DLGEMM_ERR_TOO_LARGE,
+     "C: a 1x4x5 tensor"},
+    {"compact strides overflow", compact_strides_overflow, DLGEMM_ERR_TOO_LARGE,
+     "A: 4294967296x4294967296 elements per matrix do not fit"},
+    {"byte_offset wraps", offset_wraps, DLGEMM_ERR_TOO_LARGE, "A: data + byte_offset"},
     {"C overlaps A", overlap_a, DLGEMM_ERR_OVERLAP, "C overlaps A"},
     {"B overlaps C", overlap_b, DLGEMM_ERR_OVERLAP, "C overlaps B"},
     {"options too small", options_small, DLGEMM_ERR_BAD_OPTIONS, "struct_size 4 is too small"},
@@ -194,15 +232,38 @@ START_TEST(rejected_call_says_why_and_writes_nothing)
   const reject_case *rc = &rejects[_i];
   fixture f;
   dlgemm_status st;
+  float a_before[64], b_before[64];
   setup(&f);
   rc->mutate(&f);
   memcpy(f.c_before, f.c, sizeof f.c);
+  memcpy(a_before, f.a, sizeof f.a);
+  memcpy(b_before, f.b, sizeof f.b);
   st = dlgemm_matmul(rc->mutate == null_a ? NULL : &f.A, &f.B, &f.C, 1.0, 0.0, f.popts);
   ck_assert_msg(st == rc->status, "%s: status %d (%s), expected %d; message: %s", rc->name, st,
                 dlgemm_status_string(st), rc->status, dlgemm_last_error());
   ck_assert_msg(strstr(dlgemm_last_error(), rc->message), "%s: message '%s' lacks '%s'",
                 rc->name, dlgemm_last_error(), rc->message);
   ck_assert_msg(!memcmp(f.c_before, f.c, sizeof f.c), "%s: C was written", rc->name);
+  ck_assert_msg(!memcmp(a_before, f.a, sizeof f.a) && !memcmp(b_before, f.b, sizeof f.b),
+                "%s: an input was written", rc->name);
+}
+END_TEST
+
+/* An empty product is a no-op, however large its other extents: a batch of
+ * 0 matrices of 2^61 x 4 with compact strides (whose batch stride would be
+ * 2^63) and NULL data (issue 27). */
+START_TEST(empty_products_are_no_ops)
+{
+  int64_t as[3] = {0, (int64_t)1 << 61, 3}, bs[3] = {0, 3, 4}, cs[3] = {0, (int64_t)1 << 61, 4};
+  DLTensor A = {NULL, {kDLCPU, 0}, 3, {kDLFloat, 32, 1}, as, NULL, 0};
+  DLTensor B = {NULL, {kDLCPU, 0}, 3, {kDLFloat, 32, 1}, bs, NULL, 0};
+  DLTensor C = {NULL, {kDLCPU, 0}, 3, {kDLFloat, 32, 1}, cs, NULL, 0};
+  dlgemm_status st = dlgemm_matmul(&A, &B, &C, 1.0, 0.0, NULL);
+  ck_assert_msg(st == DLGEMM_OK, "batch of 0: %s: %s", dlgemm_status_string(st),
+                dlgemm_last_error());
+  as[0] = bs[0] = cs[0] = 1, as[2] = bs[1] = bs[2] = cs[2] = 0; /* one 2^61 x 0 x 0 product */
+  st = dlgemm_matmul(&A, &B, &C, 1.0, 0.0, NULL);
+  ck_assert_msg(st == DLGEMM_OK, "n = k = 0: %s: %s", dlgemm_status_string(st), dlgemm_last_error());
 }
 END_TEST
 
@@ -421,6 +482,7 @@ int main(void)
   tcase_add_loop_test(tc, rejected_call_says_why_and_writes_nothing, 0,
                       (int)(sizeof rejects / sizeof rejects[0]));
   tcase_add_test(tc, layouts_are_read_from_strides);
+  tcase_add_test(tc, empty_products_are_no_ops);
   tcase_add_test(tc, degenerate_extents_get_blas_legal_strides);
   tcase_add_test(tc, broadcast_and_batch_strides);
   tcase_add_test(tc, options_struct_sizes);

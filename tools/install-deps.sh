@@ -4,7 +4,8 @@
 # (the toolkit is detected by CMake, and never needed at run time).
 set -euo pipefail
 pkgs=(build-essential cmake pkg-config gfortran check libsubunit-dev libdlpack-dev
-      libblas3 libblas-dev libblas-test python3 python3-numpy python3-matplotlib hipcc)
+      libblas3 libblas-dev libblas-test python3 python3-numpy python3-matplotlib hipcc
+      clang libclang-rt-dev)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -12,13 +12,65 @@
 #include "api/validate.h"
 #include "core/errors.h"
 
-/* One operand as read from its DLTensor, before the three are compared. */
+/* One operand as read from its DLTensor, before the three are compared:
+ * [lo, hi) are the bytes it can touch over its whole batch (lo == hi when it
+ * has no element). */
 typedef struct view {
   const char *name;
   int ndim;
   int64_t batch, rows, cols;
   dlg_matrix mat;
+  uintptr_t lo, hi;
 } view;
+
+/* Every shape x stride product of a tensor goes through these two: an
+ * extent that wraps is a tensor reaching past the address space, and
+ * nothing may be computed from it. */
+static int mul_ok(uint64_t x, uint64_t y, uint64_t *out) { return !__builtin_mul_overflow(x, y, out); }
+static int add_ok(uint64_t x, uint64_t y, uint64_t *out) { return !__builtin_add_overflow(x, y, out); }
+
+/* The bytes [*lo, *hi) a non-empty operand at data touches: its last
+ * element is (batch-1)*bs + (rows-1)*rs + (cols-1)*cs elements past its
+ * first.  Strides are non-negative here (dlg_canonical_layout).  Fails when
+ * any step wraps, or when the last element's index does not fit the int64
+ * offsets the backends compute with. */
+static dlgemm_status extent(const char *name, uintptr_t data, int64_t batch, const dlg_matrix *x,
+                            size_t esize, uintptr_t *lo, uintptr_t *hi)
+{
+  uint64_t b, r, c, last, bytes, end;
+  if (!mul_ok((uint64_t)(batch - 1), (uint64_t)x->bs, &b) ||
+      !mul_ok((uint64_t)(x->rows - 1), (uint64_t)x->rs, &r) ||
+      !mul_ok((uint64_t)(x->cols - 1), (uint64_t)x->cs, &c) || !add_ok(b, r, &last) ||
+      !add_ok(last, c, &last) || last > (uint64_t)INT64_MAX || !add_ok(last, 1, &bytes) ||
+      !mul_ok(bytes, esize, &bytes) || !add_ok((uint64_t)data, bytes, &end) ||
+      end > (uint64_t)UINTPTR_MAX)
+    return dlg_fail(DLGEMM_ERR_TOO_LARGE,
+                    "%s: a %lldx%lldx%lld tensor with element strides (%lld, %lld, %lld) "
+                    "reaches past the end of the address space", name, (long long)batch,
+                    (long long)x->rows, (long long)x->cols, (long long)x->bs, (long long)x->rs,
+                    (long long)x->cs);
+  *lo = data;
+  *hi = (uintptr_t)end;
+  return DLGEMM_OK;
+}
+
+/* Compact row-major strides of a batch x rows x cols tensor (DLPack's NULL
+ * strides).  An empty tensor's strides are never stepped along: they are
+ * set to what a legal one would have without being multiplied out. */
+static dlgemm_status compact_strides(const char *name, int64_t batch, int64_t rows, int64_t cols,
+                                     int64_t *rs, int64_t *cs, int64_t *bs)
+{
+  uint64_t plane;
+  *cs = 1;
+  *rs = cols;
+  *bs = 0;
+  if (!batch || !rows || !cols) return DLGEMM_OK;
+  if (!mul_ok((uint64_t)rows, (uint64_t)cols, &plane) || plane > (uint64_t)INT64_MAX)
+    return dlg_fail(DLGEMM_ERR_TOO_LARGE, "%s: %lldx%lld elements per matrix do not fit a "
+                    "64-bit index", name, (long long)rows, (long long)cols);
+  *bs = (int64_t)plane;
+  return DLGEMM_OK;
+}
 
 static int is_host(DLDeviceType t)
 {
@@ -130,10 +182,8 @@ static dlgemm_status read_view(const DLTensor *t, const char *name, view *v)
     rs = t->strides[t->ndim - 2];
     cs = t->strides[t->ndim - 1];
     bs = t->ndim == 3 ? t->strides[0] : 0;
-  } else {
-    cs = 1;
-    rs = v->cols;
-    bs = v->rows * v->cols;
+  } else if ((st = compact_strides(name, v->batch, v->rows, v->cols, &rs, &cs, &bs))) {
+    return st;
   }
   if ((st = dlg_canonical_layout(name, v->rows, v->cols, &rs, &cs))) return st;
   if (bs < 0)
@@ -144,47 +194,35 @@ static dlgemm_status read_view(const DLTensor *t, const char *name, view *v)
   if (t->byte_offset % esize)
     return dlg_fail(DLGEMM_ERR_MISALIGNED, "%s: byte_offset %llu is not a multiple of the "
                     "element size %zu", name, (unsigned long long)t->byte_offset, esize);
-  if (v->batch && v->rows && v->cols) {
-    if (!t->data)
-      return dlg_fail(DLGEMM_ERR_NULL_DATA, "%s: data is NULL but the tensor has %lldx%lldx%lld "
-                      "elements", name, (long long)v->batch, (long long)v->rows,
-                      (long long)v->cols);
-    addr = (uintptr_t)t->data + (uintptr_t)t->byte_offset;
-    if (addr % esize)
-      return dlg_fail(DLGEMM_ERR_MISALIGNED, "%s: data + byte_offset (%p) is not aligned to "
-                      "%zu bytes", name, (void *)addr, esize);
-  }
-  v->mat.data = (char *)t->data + t->byte_offset;
   v->mat.rows = v->rows;
   v->mat.cols = v->cols;
   v->mat.rs = rs;
   v->mat.cs = cs;
   v->mat.bs = bs;
+  v->mat.data = t->data;
+  v->lo = v->hi = (uintptr_t)t->data;
+  if (v->batch && v->rows && v->cols) {
+    if (!t->data)
+      return dlg_fail(DLGEMM_ERR_NULL_DATA, "%s: data is NULL but the tensor has %lldx%lldx%lld "
+                      "elements", name, (long long)v->batch, (long long)v->rows,
+                      (long long)v->cols);
+    if ((uint64_t)t->byte_offset > (uint64_t)UINTPTR_MAX - (uintptr_t)t->data)
+      return dlg_fail(DLGEMM_ERR_TOO_LARGE, "%s: data + byte_offset %llu reaches past the end "
+                      "of the address space", name, (unsigned long long)t->byte_offset);
+    addr = (uintptr_t)t->data + (uintptr_t)t->byte_offset;
+    if (addr % esize)
+      return dlg_fail(DLGEMM_ERR_MISALIGNED, "%s: data + byte_offset (%p) is not aligned to "
+                      "%zu bytes", name, (void *)addr, esize);
+    if ((st = extent(name, addr, v->batch, &v->mat, esize, &v->lo, &v->hi))) return st;
+    v->mat.data = (void *)addr;
+  }
   return DLGEMM_OK;
 }
 
-/* Bytes [lo, hi) that the operand can touch over the whole batch. */
-static void span(const dlg_matrix *x, int64_t batch, size_t esize, uintptr_t *lo, uintptr_t *hi)
+/* Two operands share a byte (each span computed, checked, in read_view). */
+static int overlaps(const view *x, const view *y)
 {
-  uint64_t last;
-  *lo = (uintptr_t)x->data;
-  if (!batch || !x->rows || !x->cols) {
-    *hi = *lo;
-    return;
-  }
-  last = (uint64_t)(batch - 1) * (uint64_t)x->bs + (uint64_t)(x->rows - 1) * (uint64_t)x->rs +
-         (uint64_t)(x->cols - 1) * (uint64_t)x->cs;
-  *hi = *lo + (uintptr_t)((last + 1) * esize);
-}
-
-/* x (elements of xsize bytes) and y (ysize) share a byte. */
-static int overlaps(const dlg_matrix *x, size_t xsize, const dlg_matrix *y, size_t ysize,
-                    int64_t batch)
-{
-  uintptr_t xl, xh, yl, yh;
-  span(x, batch, xsize, &xl, &xh);
-  span(y, x->bs || y->bs ? batch : 1, ysize, &yl, &yh);
-  return xl < xh && yl < yh && xl < yh && yl < xh;
+  return x->lo < x->hi && y->lo < y->hi && x->lo < y->hi && y->lo < x->hi;
 }
 
 static dlgemm_status check_devices(const DLTensor *a, const DLTensor *b, const DLTensor *c,
@@ -262,6 +300,7 @@ dlgemm_status dlg_validate_tensors(const DLTensor *a, const DLTensor *b, const D
   g->b = vb.mat;
   g->c = vc.mat;
   if (g->batch > 1 && g->m && g->n) {
+    /* no wrap: C's whole extent passed extent() */
     uint64_t matrix_end = (uint64_t)(g->m - 1) * g->c.rs + (uint64_t)(g->n - 1) * g->c.cs;
     if ((uint64_t)g->c.bs <= matrix_end)
       return dlg_fail(DLGEMM_ERR_BAD_STRIDES, "C: batch stride %lld makes the matrices of the "
@@ -269,9 +308,8 @@ dlgemm_status dlg_validate_tensors(const DLTensor *a, const DLTensor *b, const D
                       (unsigned long long)matrix_end + 1);
   }
   if (g->k) {
-    const size_t cs = dlg_elem_size(g->dtype), is = dlg_elem_size(g->dtype_in);
-    const int on_a = overlaps(&g->c, cs, &g->a, is, g->batch);
-    if (on_a || overlaps(&g->c, cs, &g->b, is, g->batch))
+    const int on_a = overlaps(&vc, &va);
+    if (on_a || overlaps(&vc, &vb))
       return dlg_fail(DLGEMM_ERR_OVERLAP, "C overlaps %s in memory; the result would depend on "
                       "the order of the writes", on_a ? "A" : "B");
   }

@@ -62,6 +62,7 @@ DLGEMM_API const char *dlgemm_status_string(dlgemm_status status)
   case DLGEMM_ERR_ABI_VERSION: return "unknown ABI version";
   case DLGEMM_ERR_DLPACK_VERSION: return "unsupported DLPack version";
   case DLGEMM_ERR_READ_ONLY: return "C is read-only";
+  case DLGEMM_ERR_BAD_POINTER: return "a device tensor's data is not memory of its device";
   }
   return "unknown status";
 }

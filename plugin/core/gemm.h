@@ -63,6 +63,12 @@ static inline double dlg_flops(const dlg_gemm *g)
  * see dlg_canonical_layout() in validate.h. */
 static inline int dlg_is_colmajor(const dlg_matrix *x) { return x->rs == 1; }
 static inline int64_t dlg_ld(const dlg_matrix *x) { return x->rs == 1 ? x->cs : x->rs; }
+/* Matrix p of the batch (elements of es bytes).  An empty operand may have
+ * no data at all: NULL stays NULL (offsetting it is undefined). */
+static inline void *dlg_batch_at(const dlg_matrix *x, int64_t p, size_t es)
+{
+  return x->data ? (char *)x->data + (size_t)(p * x->bs) * es : NULL;
+}
 
 typedef struct dlg_backend {
   const char *name;

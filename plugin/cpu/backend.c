@@ -45,9 +45,8 @@ static dlgemm_status cpu_run(const dlg_gemm *g)
                     "INTEGER of the CPU BLAS (m=%lld n=%lld k=%lld)", (long long)g->m,
                     (long long)g->n, (long long)g->k);
   for (p = 0; p < g->batch; p++) {
-    const char *x = (const char *)first->data + (size_t)(p * first->bs) * es;
-    const char *y = (const char *)second->data + (size_t)(p * second->bs) * es;
-    char *z = (char *)g->c.data + (size_t)(p * g->c.bs) * es;
+    const char *x = dlg_batch_at(first, p, es), *y = dlg_batch_at(second, p, es);
+    char *z = dlg_batch_at(&g->c, p, es);
     if (g->dtype == DLG_F32) {
       const float alpha = (float)g->alpha, beta = (float)g->beta;
       blas->sgemm(&t1, &t2, &m, &n, &k, &alpha, (const float *)x, &ld1, (const float *)y, &ld2,

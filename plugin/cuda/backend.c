@@ -8,6 +8,7 @@
 #include "cuda/device/driver.h"
 #include "cuda/backend.h"
 #include "cuda/device/gemm.h"
+#include "cuda/device/pointers.h"
 #include "cuda/hostarray/engine.h"
 #include "cuda/model.h"
 
@@ -41,7 +42,8 @@ static dlgemm_status cuda_run(const dlg_gemm *g)
   if ((r = cu->CtxPushCurrent(dev->ctx)))
     return dlg_fail(DLGEMM_ERR_BACKEND_FAILED, "CUDA device %d: %s", dev->ordinal,
                     dlg_cuda_error(r));
-  st = dlg_cuda_gemm(dev, g, (CUstream)g->stream);
+  if (!(st = dlg_cuda_check_pointers(cu, g, dev->ordinal)))
+    st = dlg_cuda_gemm(dev, g, (CUstream)g->stream);
   cu->CtxPopCurrent(NULL);
   return st;
 }

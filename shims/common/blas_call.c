@@ -14,6 +14,7 @@
 #include "core/calllog.h"
 #include "core/config.h"
 #include "core/errors.h"
+#include "core/fork.h"
 #include "cpu/backend.h"
 #include "cpu/blas.h"
 #include "route/route.h"
@@ -59,7 +60,10 @@ static double scalar(dlg_dtype t, const void *p)
   return t == DLG_F32 ? (double)*(const float *)p : *(const double *)p;
 }
 
-/* The call as a dlg_gemm: column-major C, op(A) and op(B) as views. */
+/* The call as a dlg_gemm: column-major C, op(A) and op(B) as views.  alpha
+ * and beta are not read here: the reference reads them only once the
+ * arguments passed its checks and M and N are not 0, and a caller may pass
+ * NULL where it knows they will not be read. */
 static void to_gemm(const blas_call *x, dlg_gemm *g)
 {
   const int ta = !lsame(x->transa, 'N'), tb = !lsame(x->transb, 'N');
@@ -70,8 +74,6 @@ static void to_gemm(const blas_call *x, dlg_gemm *g)
   g->n = x->n;
   g->k = x->k;
   g->batch = 1;
-  g->alpha = scalar(x->dtype, x->alpha);
-  g->beta = scalar(x->dtype, x->beta);
   g->a = (dlg_matrix){(void *)x->a, x->m, x->k, ta ? x->lda : 1, ta ? 1 : x->lda, 0};
   g->b = (dlg_matrix){(void *)x->b, x->k, x->n, tb ? x->ldb : 1, tb ? 1 : x->ldb, 0};
   g->c = (dlg_matrix){x->c, x->m, x->n, 1, x->ldc, 0};
@@ -96,7 +98,10 @@ static void forward(const blas_call *x)
                 &x->ldb, x->beta, x->c, &x->ldc, 1, 1);
 }
 
-void blas_gemm(const blas_call *x)
+/* Inside the door (core/fork.h): everything but the report of an illegal
+ * argument, which goes to the program's xerbla_ after the call has left (a
+ * program's XERBLA may STOP, longjmp or fork). */
+static int gemm_inside(const blas_call *x)
 {
   char layout[3] = {x->transa, x->transb, 0}, why[448];
   const dlg_backend *be;
@@ -108,13 +113,17 @@ void blas_gemm(const blas_call *x)
   if (info) {
     snprintf(why, sizeof why, "illegal parameter %d reported to xerbla_", info);
     dlg_log_call(&g, layout, "rejected", why, 0);
-    blas_xerbla(x->srname, info);
-    return;
+    return info;
   }
-  if (x->m == 0 || x->n == 0 ||
-      ((g.alpha == 0 || x->k == 0) && g.beta == 1)) { /* the reference's quick return */
+  if (x->m == 0 || x->n == 0) {
     dlg_log_call(&g, layout, "quick-return", "nothing to compute", 0);
-    return;
+    return 0;
+  }
+  g.alpha = scalar(x->dtype, x->alpha);
+  g.beta = scalar(x->dtype, x->beta);
+  if ((g.alpha == 0 || x->k == 0) && g.beta == 1) { /* the reference's quick return */
+    dlg_log_call(&g, layout, "quick-return", "nothing to compute", 0);
+    return 0;
   }
   t0 = dlg_now();
   be = route_pick_backend(&g, DLGEMM_BACKEND_AUTO, why, sizeof why);
@@ -131,4 +140,14 @@ void blas_gemm(const blas_call *x)
     be = &dlg_backend_cpu;
   }
   dlg_log_call(&g, layout, be->name, why, dlg_now() - t0);
+  return 0;
+}
+
+void blas_gemm(const blas_call *x)
+{
+  int info;
+  dlg_call_enter();
+  info = gemm_inside(x);
+  dlg_call_leave();
+  if (info) blas_xerbla(x->srname, info);
 }

@@ -14,6 +14,7 @@
 #include <string.h>
 #include "core/config.h"
 #include "core/errors.h"
+#include "core/fork.h"
 #include "cuda/device/device.h"
 #include "cuda/device/images.h"
 #include "cuda/device/tiles.h"
@@ -146,7 +147,11 @@ static CUresult create_pool(const dlg_cuda_api *cu, dlg_cuda_device *dev, int or
 static volatile int forked;
 static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
 static void in_child(void) { forked = 1; }
-static void register_atfork(void) { pthread_atfork(NULL, NULL, in_child); }
+static void register_atfork(void)
+{
+  static const dlg_fork_hooks hooks = {NULL, NULL, in_child};
+  dlg_fork_register(&hooks);
+}
 int dlg_cuda_forked(void) { return forked; }
 
 static int setup(dlg_cuda_device *dev, int ordinal, char *why, size_t len)

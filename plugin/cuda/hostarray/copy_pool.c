@@ -28,6 +28,7 @@
 #endif
 #include "core/calllog.h"
 #include "core/config.h"
+#include "core/fork.h"
 #include "cuda/hostarray/copy_pool.h"
 
 enum { MAX_THREADS = 32, SMALL = 1 << 20, PIECE = 256 << 10 };
@@ -156,6 +157,25 @@ static void *worker(void *arg)
   return NULL;
 }
 
+/* fork(): the workers run outside the calls, so the door (core/fork.h) does
+ * not stop them; the job's state is locked across fork(), and the child,
+ * which has none of the workers, starts with none. */
+static void fork_prepare(void) { pthread_mutex_lock(&pool.lock); }
+static void fork_parent(void) { pthread_mutex_unlock(&pool.lock); }
+static void fork_child(void)
+{
+  pool.started = 0;
+  pthread_cond_init(&pool.wake, NULL);
+  pthread_cond_init(&pool.done, NULL);
+  pthread_mutex_unlock(&pool.lock);
+}
+static pthread_once_t hooks_once = PTHREAD_ONCE_INIT;
+static void register_hooks(void)
+{
+  static const dlg_fork_hooks hooks = {fork_prepare, fork_parent, fork_child};
+  dlg_fork_register(&hooks);
+}
+
 /* Workers 1..n-1 exist; returns how many threads (caller included) can work. */
 static int start_workers(int n)
 {
@@ -179,6 +199,7 @@ void dlg_copy_lines(const dlg_lines *m, size_t off, size_t len, char *buf, int g
     copy_range(m, off, len, buf, gather);
     return;
   }
+  pthread_once(&hooks_once, register_hooks);
   pthread_mutex_lock(&pool.lock);
   parts = start_workers(threads);
   pool.m = m, pool.off = off, pool.len = len, pool.buf = buf, pool.gather = gather, pool.next = 0;
