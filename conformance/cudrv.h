@@ -29,6 +29,8 @@ typedef struct cudrv {
   CUresult (*MemAllocHost)(void **, size_t);
   CUresult (*MemFreeHost)(void *);
   CUresult (*DeviceGetCount)(int *);
+  CUresult (*MemGetInfo)(size_t *, size_t *);
+  CUresult (*StreamDestroy)(CUstream);
 } cudrv;
 
 #define CU(call)                                                                   \
@@ -68,6 +70,8 @@ static inline void cudrv_load(cudrv *cu, CUcontext *ctx)
   SYM(MemAllocHost, "cuMemAllocHost_v2");
   SYM(MemFreeHost, "cuMemFreeHost");
   SYM(DeviceGetCount, "cuDeviceGetCount");
+  SYM(MemGetInfo, "cuMemGetInfo_v2");
+  SYM(StreamDestroy, "cuStreamDestroy_v2");
 #undef SYM
   if (!cu->EventElapsedTime) *(void **)&cu->EventElapsedTime = dlsym(h, "cuEventElapsedTime");
   CU(cu->Init(0));

@@ -7,7 +7,7 @@
 # usage (on the GPU machine, from the repository root):
 #   source .devdeps/env.sh && conformance/gpu.sh [bench-reps]
 # GPU_STEPS picks parts (default all): build ctest python netlib sanitizer
-# sass ncu bench tcbench hostbench gcnport; GPU_CMAKE_ARGS adds configure options.
+# sass ncu bench tcbench hostbench gcnport load; GPU_CMAKE_ARGS adds configure options.
 # Logs go to $OUT (or ./gpu-out); the last lines printed are the summary.
 set -u
 out=${OUT:-$PWD/gpu-out}
@@ -16,7 +16,7 @@ reps=${1:-20}
 build=build-gpu
 summary=()
 note() { summary+=("$1"); echo "== $1"; }
-steps=" ${GPU_STEPS:-build ctest python netlib sanitizer sass ncu bench tcbench hostbench gcnport} "
+steps=" ${GPU_STEPS:-build ctest python netlib sanitizer sass ncu bench tcbench hostbench gcnport load} "
 want() { [[ $steps == *" $1 "* ]]; }
 step() { # name, command...
   local name=$1; shift
@@ -112,6 +112,15 @@ fi
 # Host arrays: netlib alone, dlgemm and NVBLAS LD_PRELOAD'ed (issue 5).
 if want hostbench && [ -x $build/bench/host_bench ]; then
   bench/host_bench.sh $build "$out/hostbench" ${HOSTBENCH_SIZES:-} 2>&1 | tee "$out/hostbench.log"
+fi
+# Under load (issue 27): 64 threads of device-tensor and host-array calls for
+# LOAD_SECONDS (default 180), memory flat; and a shorter run under memcheck.
+if want load && [ -x $build/conformance/test_load ]; then
+  step load env DLGEMM_FORCE=gpu $build/conformance/test_load "${LOAD_SECONDS:-180}" 64
+  tail -1 "$out/load.log"
+  step load_memcheck env DLGEMM_FORCE=gpu compute-sanitizer --tool memcheck --error-exitcode 9 \
+    $build/conformance/test_load 30 64
+  grep -E "test_load:|ERROR SUMMARY" "$out/load_memcheck.log"
 fi
 # The GCN design's CUDA port against the SIMT kernel and cuBLAS (issue 8).
 if want gcnport && [ -x $build/bench/bench_sgemm ]; then

@@ -15,7 +15,10 @@ dir=$root/sanitize/$mode
 cc=gcc
 case $mode in
   asan) flags="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
-        tests='^(test_validate|test_route|test_cpu_ref|test_shim|differential|differential_cpu_bitwise|threads_mixed_calls|fork_during_calls|example_dlopen)$' ;;
+        # not fork_during_calls: GCC 12's ASan runtime holds its allocator's lock across
+        # fork() without an atfork handler, so its child can hang in malloc (seen on
+        # the 16-core machine); TSan's runtime locks around fork, and runs that test
+        tests='^(test_validate|test_route|test_cpu_ref|test_shim|differential|differential_cpu_bitwise|threads_mixed_calls|example_dlopen)$' ;;
   tsan) flags="-fsanitize=thread"
         tests='^(test_validate|threads_mixed_calls|fork_during_calls)$' ;;
   fuzz) cc=clang

@@ -10,6 +10,7 @@
  * DLGEMM_CALIBRATE=1 measures again; DLGEMM_VERBOSE prints them.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,9 +32,13 @@ typedef struct model {
   double cpu[2][2];                   /* flops/s of the next BLAS at 128^3, 384^3 */
 } model;
 
+/* Each field with the range a measurement on any machine falls in: a cached
+ * value outside it (a corrupt or hostile file) is not a model. */
 #define MODEL_FIELDS(X)                                                            \
-  X(to_device) X(to_host) X(staging) X(kernel[0]) X(kernel[1]) X(overhead)         \
-  X(cpu[0][0]) X(cpu[0][1]) X(cpu[1][0]) X(cpu[1][1])
+  X(to_device, 1e6, 1e13) X(to_host, 1e6, 1e13) X(staging, 1e6, 1e13)              \
+  X(kernel[0], 1e9, 1e17) X(kernel[1], 1e9, 1e17) X(overhead, 1e-7, 1.0)           \
+  X(cpu[0][0], 1e5, 1e15) X(cpu[0][1], 1e5, 1e15) X(cpu[1][0], 1e5, 1e15)          \
+  X(cpu[1][1], 1e5, 1e15)
 
 static model the_model;
 static int model_state; /* 0 unknown, 1 ready, -1 unmeasurable; read without the lock once set */
@@ -159,35 +164,66 @@ static int cache_path(const dlg_cuda_device *dev, char *path, size_t len, char *
   return 0;
 }
 
+/* The cache file, read only if it is a small regular file (not a FIFO that
+ * would block, not a symlink to anything), every field once and in range:
+ * anything else is remeasured, never trusted. */
 static int load(const char *path, model *m)
 {
-  FILE *f = fopen(path, "r");
-  char name[32];
+  const int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  struct stat st;
+  char text[2048], name[32];
+  unsigned seen = 0, bit;
+  model got;
+  int off = 0, used;
+  ssize_t len;
   double v;
-  int n = 0;
-  if (!f) return -1;
-  while (fscanf(f, "%31s %lf", name, &v) == 2 && v > 0) {
-#define LOAD(field) if (!strcmp(name, #field)) m->field = v, n++;
+  if (fd < 0) return -1;
+  if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size >= (off_t)sizeof text ||
+      (len = read(fd, text, sizeof text - 1)) <= 0) {
+    close(fd);
+    return -1;
+  }
+  close(fd);
+  text[len] = '\0';
+  memset(&got, 0, sizeof got);
+  while (sscanf(text + off, "%31s %lf%n", name, &v, &used) == 2) {
+    off += used, bit = 1;
+#define LOAD(field, lo, hi)                                                        \
+  if (!strcmp(name, #field)) {                                                     \
+    if (seen & bit || !(v >= lo && v <= hi)) return -1;                            \
+    got.field = v, seen |= bit;                                                    \
+  }                                                                                \
+  bit <<= 1;
     MODEL_FIELDS(LOAD)
 #undef LOAD
   }
-  fclose(f);
-  return n == 10 ? 0 : -1;
+  if (seen != (1u << 10) - 1) return -1;
+  *m = got;
+  return 0;
 }
 
+/* Written to a file of our own (O_EXCL: never through a link someone else
+ * put there), then renamed over the cache: whole or not at all, for
+ * processes calibrating at once. */
 static void save(const char *dir, const char *path, const model *m)
 {
   char parent[512], tmp[600];
   FILE *f;
+  int fd;
   snprintf(parent, sizeof parent, "%s", dir);
   if (strrchr(parent, '/')) *strrchr(parent, '/') = '\0';
   mkdir(parent, 0755), mkdir(dir, 0755);
   snprintf(tmp, sizeof tmp, "%s.%d", path, (int)getpid());
-  if (!(f = fopen(tmp, "w"))) return;
-#define SAVE(field) fprintf(f, "%s %.6g\n", #field, m->field);
+  if ((fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644)) < 0) return;
+  if (!(f = fdopen(fd, "w"))) {
+    close(fd);
+    remove(tmp);
+    return;
+  }
+#define SAVE(field, lo, hi) fprintf(f, "%s %.6g\n", #field, m->field);
   MODEL_FIELDS(SAVE)
 #undef SAVE
-  if (fclose(f) == 0) rename(tmp, path); /* whole or not at all, for concurrent processes */
+  if (fclose(f) == 0) rename(tmp, path);
   else remove(tmp);
 }
 
