@@ -17,6 +17,11 @@ run() { # cache-home -> its verbose log in $tmp/log
   XDG_CACHE_HOME=$1 LD_PRELOAD=$lib DLGEMM_VERBOSE=1 timeout 120 "$bench" 5 3072 8 \
     >"$tmp/log" 2>&1
 }
+# a GPU at all? (n = 8 alone: without one, 3072 would run on the CPU BLAS)
+XDG_CACHE_HOME=$tmp/probe LD_PRELOAD=$lib DLGEMM_VERBOSE=1 timeout 120 "$bench" 1 8 >"$tmp/log" 2>&1
+if ! grep -q "host model (measured" "$tmp/log"; then
+  echo "SKIP: no host model was measured (no usable GPU?):"; grep -m3 dlgemm "$tmp/log"; exit 77
+fi
 run "$tmp/good"
 if ! grep -q "host model (measured" "$tmp/log"; then
   echo "SKIP: no host model was measured (no usable GPU?):"; grep -m3 dlgemm "$tmp/log"; exit 77

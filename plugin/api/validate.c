@@ -188,7 +188,10 @@ static dlgemm_status read_view(const DLTensor *t, const char *name, view *v)
   if ((st = dlg_canonical_layout(name, v->rows, v->cols, &rs, &cs))) return st;
   if (bs < 0)
     return dlg_fail(DLGEMM_ERR_BAD_STRIDES, "%s: negative batch stride %lld", name, (long long)bs);
-  if (v->batch <= 1) bs = 0;
+  /* one matrix, or none at all: the batch stride is never stepped along, and
+   * an empty operand's may be anything; downstream multiplies it by the
+   * batch index, so it must not be left huge */
+  if (v->batch <= 1 || !v->rows || !v->cols) bs = 0;
 
   esize = t->dtype.bits / 8;
   if (t->byte_offset % esize)
