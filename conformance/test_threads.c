@@ -12,26 +12,16 @@
 #include <string.h>
 #include "blas_symbols.h"
 #include "dlgemm.h"
+#include "testutil.h"
 
 static pthread_barrier_t start;
 static int calls = 200;
 
-/* Small integers: every product below is exact in float, so the answer
- * must match the plain loop bit for bit whoever computes it. */
+/* Small integers: exact_product_ok (testutil.h) then holds C to the plain
+ * loop bit for bit, whoever computes it. */
 static void fill(float *x, int n, unsigned seed)
 {
   for (int i = 0; i < n; i++) x[i] = (float)((i * 7 + seed * 3) % 9) - 4;
-}
-
-static int check(const float *c, const float *a, const float *b, int m, int n, int k)
-{
-  for (int j = 0; j < n; j++)
-    for (int i = 0; i < m; i++) {
-      float s = 0;
-      for (int l = 0; l < k; l++) s += a[i + l * m] * b[l + j * k];
-      if (c[i + j * m] != s) return 0;
-    }
-  return 1;
 }
 
 static void *worker(void *arg)
@@ -50,11 +40,11 @@ static void *worker(void *arg)
     switch (t % 5) {
     case 0:
       sgemm_("N", "N", &m, &n, &k, &one, a, &m, b, &k, &zero, c, &m, 1, 1);
-      bad += !check(c, a, b, m, n, k);
+      bad += !exact_product_ok(c, a, b, m, n, k);
       break;
     case 1: { /* row-major C^T = B^T A^T is column-major C = A B */
       cblas_sgemm(101, 111, 111, n, m, k, 1.0f, b, k, a, m, 0.0f, c, m);
-      bad += !check(c, a, b, m, n, k);
+      bad += !exact_product_ok(c, a, b, m, n, k);
       break;
     }
     case 2: {
@@ -63,7 +53,7 @@ static void *worker(void *arg)
       DLTensor B = {b, {kDLCPU, 0}, 2, {kDLFloat, 32, 1}, bs, NULL, 0};
       DLTensor C = {c, {kDLCPU, 0}, 2, {kDLFloat, 32, 1}, cs, NULL, 0};
       /* row-major tensors: C^T (n x m) = B^T (n x k) A^T (k x m) */
-      bad += dlgemm_matmul(&B, &A, &C, 1.0, 0.0, NULL) != DLGEMM_OK || !check(c, a, b, m, n, k);
+      bad += dlgemm_matmul(&B, &A, &C, 1.0, 0.0, NULL) != DLGEMM_OK || !exact_product_ok(c, a, b, m, n, k);
       break;
     }
     case 3: { /* malformed: the message is this thread's own */

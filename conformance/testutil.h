@@ -59,6 +59,22 @@ static inline void capture_stderr(void (*fn)(void *), void *arg, char *buf, size
   fclose(tmp);
 }
 
+/* C = A B for column-major m x k, k x n, m x n float operands whose values
+ * are small integers: every product and sum is exact in float, so whoever
+ * computed C must match this loop bit for bit.  1 when it does. */
+static inline int exact_product_ok(const float *c, const float *a, const float *b, int m, int n,
+                                   int k)
+{
+  int i, j, l;
+  for (j = 0; j < n; j++)
+    for (i = 0; i < m; i++) {
+      double s = 0;
+      for (l = 0; l < k; l++) s += (double)a[i + l * m] * b[l + j * k];
+      if (c[i + j * m] != (float)s) return 0;
+    }
+  return 1;
+}
+
 /* Element (i, j) of a strided matrix as double. */
 static inline double elem(const void *p, int is64, int64_t rs, int64_t cs, int64_t i, int64_t j)
 {

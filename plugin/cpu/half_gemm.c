@@ -39,7 +39,7 @@ static void store_c(dlg_dtype t, void *base, size_t i, float v)
  * returned view describes out. */
 static dlg_matrix widen(const dlg_matrix *x, dlg_dtype t, int64_t p, float *out)
 {
-  const char *base = (const char *)x->data + (size_t)(p * x->bs) * 2;
+  const char *base = dlg_batch_at(x, p, 2);
   /* a single column is stored column-major whatever its strides said: its
    * compact row-major form (rs = 1) would read as column-major with ld 1 */
   const int col = dlg_is_colmajor(x) || x->cols == 1;
@@ -79,7 +79,7 @@ dlgemm_status dlg_cpu_half_gemm(const dlg_gemm *g, dlgemm_status (*sgemm)(const 
   if (!product)
     for (i = 0; i < (int64_t)mn; i++) t[i] = 0;
   for (p = 0; p < g->batch && !st; p++) {
-    char *c = (char *)g->c.data + (size_t)(p * g->c.bs) * es;
+    char *c = dlg_batch_at(&g->c, p, es);
     if (product) {
       /* a broadcast operand (batch stride 0) is widened once */
       if (p == 0 || g->a.bs) f.a = widen(&g->a, g->dtype_in, p, buf);

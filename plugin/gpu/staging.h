@@ -38,7 +38,7 @@ static inline dlg_copy2d dlg_staged_copy(const dlg_matrix *x, int64_t p, size_t 
   c.width = (size_t)(colmajor ? x->rows : x->cols) * esize;
   c.height = (size_t)(colmajor ? x->cols : x->rows);
   c.pitch = (size_t)dlg_ld(x) * esize;
-  c.host = (char *)x->data + (size_t)(p * x->bs) * esize;
+  c.host = dlg_batch_at(x, p, esize);
   c.dev_offset = (size_t)p * c.width * c.height;
   return c;
 }

@@ -115,13 +115,11 @@ static int gemm_inside(const blas_call *x)
     dlg_log_call(&g, layout, "rejected", why, 0);
     return info;
   }
-  if (x->m == 0 || x->n == 0) {
-    dlg_log_call(&g, layout, "quick-return", "nothing to compute", 0);
-    return 0;
+  if (x->m && x->n) { /* the reference reads alpha and beta only here */
+    g.alpha = scalar(x->dtype, x->alpha);
+    g.beta = scalar(x->dtype, x->beta);
   }
-  g.alpha = scalar(x->dtype, x->alpha);
-  g.beta = scalar(x->dtype, x->beta);
-  if ((g.alpha == 0 || x->k == 0) && g.beta == 1) { /* the reference's quick return */
+  if (!x->m || !x->n || ((g.alpha == 0 || x->k == 0) && g.beta == 1)) { /* its quick return */
     dlg_log_call(&g, layout, "quick-return", "nothing to compute", 0);
     return 0;
   }

@@ -3,7 +3,7 @@
  * families' modules and functions, the workspace pool; set up once per
  * device, under a lock, on first use.
  *
- * Kernels are SASS compiled ahead of time for sm_80/86/89/90, one fatbin per
+ * Kernels are SASS compiled ahead of time (DLGEMM_CUDA_ARCHS), one fatbin per
  * kernel family (one translation unit each, so they build in parallel),
  * embedded in the library and listed in dlg_cuda_images (images.h);
  * cuModuleLoadData picks each fatbin's cubin for the device, so nothing is
@@ -152,7 +152,6 @@ static void register_atfork(void)
   static const dlg_fork_hooks hooks = {NULL, NULL, in_child};
   dlg_fork_register(&hooks);
 }
-int dlg_cuda_forked(void) { return forked; }
 
 static int setup(dlg_cuda_device *dev, int ordinal, char *why, size_t len)
 {
@@ -228,7 +227,6 @@ dlg_cuda_device *dlg_cuda_device_get(int ordinal)
   }
   return dlg_device_ready(&devices_once, ordinal, setup_device, "CUDA") ? &devices[ordinal] : NULL;
 }
-
 
 int dlg_cuda_device_probe(char *why, size_t len)
 {

@@ -41,10 +41,6 @@ typedef struct dlg_cuda_device {
  * embedded fatbins), or NULL with a dlgemm_last_error() message. */
 dlg_cuda_device *dlg_cuda_device_get(int ordinal);
 
-/* 1 in a child forked after this process set up a CUDA device: the child
- * cannot use it, so every call there stays on the CPU. */
-int dlg_cuda_forked(void);
-
 /* The backend's probe: 0 when device 0 is set up (or can be), else
  * DLGEMM_ERR_NO_BACKEND with why[] saying why. */
 int dlg_cuda_device_probe(char *why, size_t why_len);

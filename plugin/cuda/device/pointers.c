@@ -22,11 +22,12 @@ static dlgemm_status check(const dlg_cuda_api *cu, const char *name, const dlg_m
   size_t size = 0;
   void *out[5] = {&type, &device, &managed, &start, &size};
   const uintptr_t p = (uintptr_t)x->data;
-  /* no wrap: validation bounded the extent */
-  const uintptr_t end = p + (uintptr_t)(((batch - 1) * x->bs + (x->rows - 1) * x->rs +
-                                         (x->cols - 1) * x->cs + 1) * (int64_t)es);
+  uintptr_t end;
   CUresult r;
   if (!x->rows || !x->cols || !batch) return DLGEMM_OK;
+  /* no wrap: validation bounded the extent */
+  end = p + (uintptr_t)(((batch - 1) * x->bs + (x->rows - 1) * x->rs + (x->cols - 1) * x->cs + 1) *
+                        (int64_t)es);
   if ((r = cu->PointerGetAttributes(5, what, out, (CUdeviceptr)p)))
     return dlg_fail(DLGEMM_ERR_BAD_POINTER, "%s: the driver cannot describe data %p: %s", name,
                     (void *)p, dlg_cuda_error(r));

@@ -554,19 +554,19 @@ dlgemm_status dlg_cuda_offload(dlg_cuda_device *dev, const dlg_gemm *g)
                   "memory even for 256 x 256 blocks of C", (long long)g->k, o->budget / 1048576.0);
     goto out;
   }
-  for (p = 0; p < g->batch; p++)
+  for (p = 0; p < g->batch; p++) {
+    dlg_matrix a = g->a, b = g->b, c = g->c; /* batch entry p */
+    a.data = dlg_batch_at(&g->a, p, es), b.data = dlg_batch_at(&g->b, p, es);
+    c.data = dlg_batch_at(&g->c, p, es);
     for (c0 = 0; c0 < g->n; c0 += bn)
       for (r0 = 0; r0 < g->m; r0 += bm) {
         dlg_gemm s = *g;
         s.batch = 1;
         s.m = g->m - r0 < bm ? g->m - r0 : bm;
         s.n = g->n - c0 < bn ? g->n - c0 : bn;
-        s.a = sub(&g->a, r0, s.m, 0, g->k, es);
-        s.b = sub(&g->b, 0, g->k, c0, s.n, es);
-        s.c = sub(&g->c, r0, s.m, c0, s.n, es);
-        s.a.data = (char *)s.a.data + (size_t)(p * g->a.bs) * es;
-        s.b.data = (char *)s.b.data + (size_t)(p * g->b.bs) * es;
-        s.c.data = (char *)s.c.data + (size_t)(p * g->c.bs) * es;
+        s.a = sub(&a, r0, s.m, 0, g->k, es);
+        s.b = sub(&b, 0, g->k, c0, s.n, es);
+        s.c = sub(&c, r0, s.m, c0, s.n, es);
         if (fault[0]) { /* after a fault the rest stays on the CPU */
           dlg_backend_cpu.run(&s);
           cpu_blocks++;
@@ -578,6 +578,7 @@ dlgemm_status dlg_cuda_offload(dlg_cuda_device *dev, const dlg_gemm *g)
         }
         blocks++;
       }
+  }
   if (fault[0])
     dlg_note("fallback: %s; %d tile(s) and %d block(s) finished on the next BLAS", fault, redone,
              cpu_blocks);
