@@ -202,6 +202,17 @@ typedef struct dlgemm_api {
 DLGEMM_API const dlgemm_api *dlgemm_get_api(int abi_version);
 typedef const dlgemm_api *(*dlgemm_get_api_fn)(int abi_version);
 
+/* XLA custom-call handlers, for XLA's FFI C ABI (API 0.x): register them by
+ * name through jax.ffi (python/dlgemm/jax.py does) for the "CUDA" and "cpu"
+ * platforms.  Operands a, b [, c], one result; attributes alpha and beta
+ * (f64) and precision (s32), each optional; beta != 0 needs c aliased to the
+ * result.  The product is queued on XLA's stream; a refused call returns an
+ * XLA error carrying dlgemm's message. */
+struct XLA_FFI_Error;
+struct XLA_FFI_CallFrame;
+DLGEMM_API struct XLA_FFI_Error *dlgemm_xla_matmul_cuda(struct XLA_FFI_CallFrame *frame);
+DLGEMM_API struct XLA_FFI_Error *dlgemm_xla_matmul_cpu(struct XLA_FFI_CallFrame *frame);
+
 #ifdef __cplusplus
 }
 #endif

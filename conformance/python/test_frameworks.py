@@ -1,4 +1,4 @@
-"""test_frameworks.py - examples/python/dlgemm.py against each framework's own matmul.
+"""test_frameworks.py - python/dlgemm (the ctypes package) against each framework's own matmul.
 
 usage: test_frameworks.py numpy|torch|cupy|jax [calls]
 
@@ -21,7 +21,7 @@ import time
 
 import numpy as np
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "examples", "python"))
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "python"))
 import dlgemm  # noqa: E402
 
 SKIP = 77

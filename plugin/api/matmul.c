@@ -4,8 +4,10 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include "api/matmul.h"
 #include "api/validate.h"
 #include "core/calllog.h"
+#include "core/config.h"
 #include "core/errors.h"
 #include "core/fork.h"
 #include "cpu/backend.h"
@@ -56,7 +58,8 @@ static dlgemm_status matmul_inside(const DLTensor *a, const DLTensor *b, DLTenso
     be = &dlg_backend_cpu;
     st = be->run(&g);
   }
-  describe_layout(&g, layout, sizeof layout);
+  layout[0] = 0;
+  if (dlg_config_get()->verbose) describe_layout(&g, layout, sizeof layout);
   dlg_log_call(&g, layout, be->name, st == DLGEMM_OK ? why : dlgemm_last_error(),
                dlg_now() - t0);
   return st;

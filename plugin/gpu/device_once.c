@@ -2,6 +2,7 @@
  * device_once.c - per-device, once-only setup for the GPU backends.
  */
 #include <stdio.h>
+#include <string.h>
 #include "core/errors.h"
 #include "gpu/device_once.h"
 
@@ -29,6 +30,17 @@ int dlg_device_ready(dlg_device_once *once, int ordinal, dlg_device_setup setup,
 int dlg_device_probe(dlg_device_once *once, dlg_device_setup setup, const char *family,
                      char *why, size_t why_len)
 {
+  /* Every host call probes every GPU backend: one that failed before answers
+   * with its remembered reason, without formatting an error each time. */
+  if (__atomic_load_n(&once->state[0], __ATOMIC_ACQUIRE) == -1) {
+    size_t n = strnlen(once->error[0], sizeof once->error[0]);
+    if (why_len) {
+      if (n >= why_len) n = why_len - 1;
+      memcpy(why, once->error[0], n);
+      why[n] = 0;
+    }
+    return DLGEMM_ERR_NO_BACKEND;
+  }
   if (dlg_device_ready(once, 0, setup, family)) return 0;
   snprintf(why, why_len, "%s", dlgemm_last_error());
   return DLGEMM_ERR_NO_BACKEND;

@@ -1,13 +1,5 @@
-"""dlgemm.py - C = alpha * A @ B + beta * C on any DLPack tensor, with ctypes only.
-
-Loads libdlgemm.so (``$DLGEMM_LIBRARY``, else ``libdlgemm.so.0`` on the
-loader's path) and multiplies objects that speak the Python DLPack protocol
-(``__dlpack__`` / ``__dlpack_device__``): NumPy, PyTorch, CuPy, JAX...
-Nothing is compiled on the Python side.
-
-    import dlgemm
-    c = dlgemm.matmul(a, b)                      # a tensor of a's framework
-    dlgemm.matmul(a, b, out=c, alpha=2, beta=1)  # in place, returns c
+"""_dlpack.py - the general path: any object that speaks the Python DLPack
+protocol (``__dlpack__`` / ``__dlpack_device__``), exchanged through capsules.
 
 The protocol, as this module keeps it:
   * Each input is exported with ``__dlpack__(stream=S, max_version=(1, 0))``
@@ -26,10 +18,9 @@ The protocol, as this module keeps it:
     stream, that stream waits on S through an event.
 """
 import ctypes
-import os
 import sys
 
-__all__ = ["matmul", "DlgemmError", "library", "live_exports"]
+from ._lib import PRECISIONS, DlgemmError, Options, error, library
 
 # --- DLPack's C structures ---------------------------------------------------
 kDLCPU, kDLCUDA, kDLCUDAHost, kDLCUDAManaged = 1, 2, 3, 13
@@ -75,13 +66,6 @@ DLManagedTensorVersioned._fields_ = [
     ("deleter", VERSIONED_DELETER), ("flags", ctypes.c_uint64), ("dl_tensor", DLTensor)]
 
 
-class Options(ctypes.Structure):  # dlgemm_options
-    _fields_ = [("struct_size", ctypes.c_size_t), ("precision", ctypes.c_int),
-                ("backend", ctypes.c_int), ("stream", ctypes.c_void_p)]
-
-
-PRECISIONS = {"strict": 0, "tf32": 1, "3xtf32": 2}
-
 # --- capsules ------------------------------------------------------------------
 # Names live as long as the module: a capsule keeps a pointer to its name.
 _NAMES = {n: ctypes.create_string_buffer(n) for n in
@@ -103,34 +87,6 @@ _capsule_new = _capi("PyCapsule_New", ctypes.py_object, ctypes.c_void_p, ctypes.
 
 def _name(n):
     return ctypes.cast(_NAMES[n], ctypes.c_char_p)
-
-
-class DlgemmError(RuntimeError):
-    """A failed call: status is the dlgemm_status code."""
-
-    def __init__(self, status, message):
-        super().__init__(message)
-        self.status = status
-
-
-# --- the library ---------------------------------------------------------------
-_lib = None
-
-
-def library():
-    """libdlgemm.so, loaded once, with its ABI version 2 entry points typed."""
-    global _lib
-    if _lib is None:
-        lib = ctypes.CDLL(os.environ.get("DLGEMM_LIBRARY", "libdlgemm.so.0"))
-        args = [ctypes.c_void_p] * 3 + [ctypes.c_double] * 2 + [ctypes.POINTER(Options)]
-        for fn in (lib.dlgemm_matmul_versioned, lib.dlgemm_matmul_managed):
-            fn.argtypes, fn.restype = args, ctypes.c_int
-        lib.dlgemm_last_error.restype = ctypes.c_char_p
-        lib.dlgemm_status_string.restype = ctypes.c_char_p
-        lib.dlgemm_status_string.argtypes = [ctypes.c_int]
-        lib.dlgemm_version.restype = ctypes.c_char_p
-        _lib = lib
-    return _lib
 
 
 # --- the CUDA driver, for output memory and cross-stream ordering ----------------
@@ -379,7 +335,7 @@ def _result_shape(a, b):
     return shape
 
 
-def matmul(a, b, out=None, alpha=1.0, beta=0.0, precision="strict", stream=None):
+def matmul_dlpack(a, b, out=None, alpha=1.0, beta=0.0, precision="strict", stream=None):
     """out = alpha * a @ b + beta * out (out is not read when beta == 0).
 
     a: m x k or batch x m x k, b: k x n or batch x k x n (a batch of one, or
@@ -415,8 +371,7 @@ def matmul(a, b, out=None, alpha=1.0, beta=0.0, precision="strict", stream=None)
                                              ops[2].as_versioned(), alpha, beta,
                                              ctypes.byref(opts))
         if st:
-            raise DlgemmError(st, "dlgemm: %s: %s" % (lib.dlgemm_status_string(st).decode(),
-                                                      lib.dlgemm_last_error().decode()))
+            raise error(st)
     finally:
         for o in ops:
             o.release()

@@ -1,0 +1,149 @@
+"""dlgemm.torch - PyTorch's CUDA products on dlgemm, with no change to the model.
+
+    import dlgemm.torch
+    dlgemm.torch.enable()    # or DLGEMM_TORCH=1 with python/autoload on PYTHONPATH
+
+registers, through torch.library (pure Python, no extension module), CUDA
+kernels for aten::mm, bmm, addmm and baddbmm of float32, float16 and
+bfloat16.  torch.matmul and nn.Linear reach them as they decompose (matmul
+folds batches into mm or bmm; linear is addmm with a bias, matmul without).
+Whatever dlgemm does not take falls back to the kernel torch had before
+(kept from torch.library.get_kernel): other dtypes, empty or non-2/3-D
+operands, strides dlgemm refuses, stream capture for CUDA graphs, a status
+other than OK.  float32 follows torch's TF32 switch
+(torch.backends.cuda.matmul.allow_tf32): on, dlgemm's "tf32" precision;
+off, strict IEEE FP32.
+
+disable() gives torch its kernels back; stats() counts the calls dlgemm took
+and those it gave back, per operator.
+
+addmm's bias costs one extra pass over C here (C is filled with the
+broadcast bias, then the product accumulates onto it with beta), where
+cuBLASLt fuses the bias into its epilogue.
+"""
+import collections
+
+import torch
+
+from . import _direct
+
+_OPS = ("mm", "bmm", "addmm", "baddbmm")
+_state = {"library": None, "originals": {}}
+_taken = collections.Counter()
+_given_back = collections.Counter()
+
+
+def _product(a, b, c, alpha, beta):
+    """c = alpha a b + beta c through dlgemm; True when it took the call."""
+    if a.dtype is torch.float32:
+        precision = 1 if torch.backends.cuda.matmul.allow_tf32 else 0
+    else:
+        precision = 0
+    st = _state["direct"].product(a, b, c, alpha, beta, precision)
+    return st == 0
+
+
+def _usable(*ts):
+    dt = ts[0].dtype
+    if dt not in (torch.float32, torch.float16, torch.bfloat16):
+        return False
+    dev = ts[0].device
+    for t in ts:
+        if t.dtype is not dt or t.device != dev or 0 in t.shape:
+            return False
+    return not torch.cuda.is_current_stream_capturing()
+
+
+def _mm(a, b):
+    if a.dim() != 2 or b.dim() != 2 or a.shape[1] != b.shape[0] or not _usable(a, b):
+        return None
+    c = a.new_empty((a.shape[0], b.shape[1]))
+    return c if _product(a, b, c, 1.0, 0.0) else None
+
+
+def _bmm(a, b):
+    if a.dim() != 3 or b.dim() != 3 or a.shape[0] != b.shape[0] or a.shape[2] != b.shape[1] \
+            or not _usable(a, b):
+        return None
+    c = a.new_empty((a.shape[0], a.shape[1], b.shape[2]))
+    return c if _product(a, b, c, 1.0, 0.0) else None
+
+
+def _add_product(bias, a, b, beta, alpha, shape):
+    """beta bias + alpha a b, bias broadcast to shape (beta 0: bias not read)."""
+    if isinstance(beta, complex) or isinstance(alpha, complex) or not _usable(bias, a, b):
+        return None
+    try:
+        expanded = bias.expand(shape)
+    except RuntimeError:
+        return None  # torch's own kernel reports the shape error
+    c = a.new_empty(shape)
+    if beta != 0:
+        c.copy_(expanded)
+    return c if _product(a, b, c, float(alpha), float(beta)) else None
+
+
+def _addmm(bias, a, b, *, beta=1, alpha=1):
+    if a.dim() != 2 or b.dim() != 2 or a.shape[1] != b.shape[0]:
+        return None
+    return _add_product(bias, a, b, beta, alpha, (a.shape[0], b.shape[1]))
+
+
+def _baddbmm(bias, a, b, *, beta=1, alpha=1):
+    if a.dim() != 3 or b.dim() != 3 or a.shape[0] != b.shape[0] or a.shape[2] != b.shape[1]:
+        return None
+    return _add_product(bias, a, b, beta, alpha, (a.shape[0], a.shape[1], b.shape[2]))
+
+
+_IMPLS = {"mm": _mm, "bmm": _bmm, "addmm": _addmm, "baddbmm": _baddbmm}
+
+
+def _kernel(name):
+    ours, original = _IMPLS[name], _state["originals"][name]
+
+    def kernel(keyset, *args, **kwargs):
+        r = ours(*args, **kwargs)
+        if r is None:
+            _given_back[name] += 1
+            return original.call_boxed(keyset, *args, **kwargs)
+        _taken[name] += 1
+        return r
+    kernel.__name__ = "dlgemm_" + name
+    return kernel
+
+
+def enable():
+    """Send torch's CUDA mm, bmm, addmm and baddbmm to dlgemm (idempotent)."""
+    if _state["library"] is not None:
+        return
+    if not torch.cuda.is_available():
+        raise RuntimeError("dlgemm.torch: torch sees no CUDA device")
+    _state["direct"] = _direct.torch_adapter()
+    for name in _OPS:
+        _state["originals"][name] = torch.library.get_kernel("aten::" + name, "CUDA")
+    lib = torch.library.Library("aten", "IMPL")
+    for name in _OPS:
+        lib.impl(name, _kernel(name), "CUDA", with_keyset=True)
+    _state["library"] = lib
+
+
+def disable():
+    """Give torch its own kernels back."""
+    lib = _state["library"]
+    if lib is not None:
+        lib._destroy()
+        _state["library"] = None
+
+
+def enabled():
+    return _state["library"] is not None
+
+
+def stats():
+    """{op: (calls dlgemm took, calls given back to torch)} since the last reset."""
+    return {n: (_taken[n], _given_back[n]) for n in _OPS}
+
+
+def reset_stats():
+    _taken.clear()
+    _given_back.clear()
