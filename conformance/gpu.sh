@@ -6,8 +6,9 @@
 #
 # usage (on the GPU machine, from the repository root):
 #   source .devdeps/env.sh && conformance/gpu.sh [bench-reps]
-# GPU_STEPS picks parts (default all): build ctest python netlib sanitizer
-# sass ncu bench tcbench hostbench gcnport load; GPU_CMAKE_ARGS adds configure options.
+# GPU_STEPS picks parts (default all): build ctest python frameworks netlib
+# sanitizer sass ncu bench tcbench hostbench gcnport load; GPU_CMAKE_ARGS adds
+# configure options.
 # Logs go to $OUT (or ./gpu-out); the last lines printed are the summary.
 set -u
 out=${OUT:-$PWD/gpu-out}
@@ -16,7 +17,7 @@ reps=${1:-20}
 build=build-gpu
 summary=()
 note() { summary+=("$1"); echo "== $1"; }
-steps=" ${GPU_STEPS:-build ctest python netlib sanitizer sass ncu bench tcbench hostbench gcnport load} "
+steps=" ${GPU_STEPS:-build ctest python frameworks netlib sanitizer sass ncu bench tcbench hostbench gcnport load} "
 want() { [[ $steps == *" $1 "* ]]; }
 step() { # name, command...
   local name=$1; shift
@@ -38,7 +39,20 @@ fi
 if want python; then
   export XLA_PYTHON_CLIENT_PREALLOCATE=false
   step python ctest --test-dir $build -V -R '^python_'
-  grep -E "^[0-9]+: (dlgemm|stream|[0-9]+ calls|note|SKIP|FAIL|numpy:|torch:|cupy:|jax:)" "$out/python.log"
+  grep -E "^[0-9]+: (dlgemm|stream|[0-9]+ calls|note|SKIP|FAIL|numpy:|torch:|cupy:|jax:|jax ffi:|torch dispatch:|stats:|cpu:|gpu:)" "$out/python.log"
+fi
+# Frameworks (issue 25): the per-call cost against numpy/torch, the GPT-2-sized
+# decoder on plain torch and on dlgemm.torch, and DLGEMM_TORCH=1 with no code change.
+if want frameworks; then
+  export DLGEMM_LIBRARY=$PWD/$build/libdlgemm.so
+  python3 bench/python_overhead.py all 7 2>&1 | tee "$out/python_overhead.log"
+  for dt in bfloat16 float32; do
+    step "gpt_decoder_$dt" python3 examples/python/gpt_decoder.py --dtype $dt
+    tail -6 "$out/gpt_decoder_$dt.log"
+  done
+  step torch_autoload env PYTHONPATH=python/autoload DLGEMM_TORCH=1 python3 -c \
+    "import torch, dlgemm.torch as d; a = torch.randn(64, 64, device='cuda'); torch.mm(a, a); print(d.stats()); assert d.stats()['mm'][0] == 1"
+  cat "$out/torch_autoload.log"
 fi
 
 lib=$PWD/$build/libdlgemm.so

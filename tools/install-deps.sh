@@ -4,7 +4,7 @@
 # (the toolkit is detected by CMake, and never needed at run time).
 set -euo pipefail
 pkgs=(build-essential cmake pkg-config gfortran check libsubunit-dev libdlpack-dev
-      libblas3 libblas-dev libblas-test python3 python3-numpy python3-matplotlib hipcc
+      libblas3 libblas-dev libblas-test python3 python3-numpy python3-matplotlib python3-pip hipcc
       clang libclang-rt-dev)
 missing=()
 for p in "${pkgs[@]}"; do
@@ -32,4 +32,13 @@ if command -v nvcc >/dev/null || [ -x /usr/local/cuda/bin/nvcc ]; then
     python3 -m pip install -q --disable-pip-version-check --target "$root/.deps/cuda-tools" \
       "nvidia-cuda-cuobjdump==13.*" "nvidia-cuda-nvdisasm==13.*"
   fi
+fi
+
+# JAX on the CPU, for the XLA custom-call test (conformance/python/test_jax_ffi.py):
+# from PyPI into .deps/jax (CMake points that test's PYTHONPATH there), for
+# Debian's python3, which runs the Python tests.
+if [ ! -d "$root/.deps/jax/jaxlib" ]; then
+  echo "install-deps: installing jax (CPU) into $root/.deps/jax"
+  /usr/bin/python3 -m pip install -q --disable-pip-version-check --target "$root/.deps/jax" \
+    "jax[cpu]>=0.4.36,<0.11" || echo "install-deps: jax not installed; its test will skip"
 fi

@@ -290,7 +290,12 @@ int dlg_cuda_offload_pays(dlg_cuda_device *dev, const dlg_gemm *g, char *why, si
   tiles = fmax(1.0, fmin(4.0, fmax((double)g->m, (double)g->n) / 1024.0));
   t_gpu = m->overhead * batch + t_max + (t_in + t_out + t_k - t_max) / tiles;
   t_cpu = dlg_flops(g) / cpu_flops(m, g);
-  snprintf(why, why_len, "model: GPU %.3g ms %s next BLAS %.3g ms", t_gpu * 1e3,
-           t_gpu < t_cpu ? "<" : ">=", t_cpu * 1e3);
+  /* The figures are for the verbose log; formatting them costs more than a
+   * small product on the CPU, so quiet calls keep only the verdict. */
+  if (dlg_config_get()->verbose)
+    snprintf(why, why_len, "model: GPU %.3g ms %s next BLAS %.3g ms", t_gpu * 1e3,
+             t_gpu < t_cpu ? "<" : ">=", t_cpu * 1e3);
+  else if (why_len)
+    snprintf(why, why_len, "%s", t_gpu < t_cpu ? "model: GPU sooner" : "model: CPU sooner");
   return t_gpu < t_cpu;
 }

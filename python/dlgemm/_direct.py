@@ -125,17 +125,17 @@ class Torch:
         self.words = {torch.float32: _dtype_word(2, 32), torch.float64: _dtype_word(2, 64),
                       torch.float16: _dtype_word(2, 16), torch.bfloat16: _dtype_word(4, 16)}
         self.half = (torch.float16, torch.bfloat16)
-        self.raw_stream = torch._C._cuda_getCurrentRawStream
-        self.current_device = torch._C._cuda_getDevice
+        self.raw_stream = torch._C._cuda_getCurrentRawStream  # 0.25 us; current_stream() 8
 
     def out_dtype_ok(self, a, c):
         return c.dtype is a.dtype or (a.dtype in self.half and c.dtype is self.torch.float32)
 
-    def product(self, a, b, c, alpha, beta, precision, stream=None):
-        """c = alpha a b + beta c on tensors already known to be CUDA tensors of
-        one device with dtypes dlgemm takes; DECLINED where the direct path does
-        not apply, else the status."""
-        dev = a.get_device()
+    def product(self, a, b, c, alpha, beta, precision, stream=None, dev=None):
+        """c = alpha a b + beta c on CUDA tensors of one device with dtypes
+        dlgemm takes, queued on that device's current stream; DECLINED when
+        `stream` names another stream, else the status."""
+        if dev is None:
+            dev = a.get_device()
         current = self.raw_stream(dev)
         if stream is not None and stream != current:
             return DECLINED
@@ -145,13 +145,14 @@ class Torch:
                     (w[a.dtype], w[b.dtype], w[c.dtype]), alpha, beta, precision, current)
 
     def matmul(self, a, b, out, alpha, beta, precision, stream):
-        types = self.types
+        types, words = self.types, self.words
         if type(b) not in types or (out is not None and type(out) not in types):
             return DECLINED
-        if not (a.is_cuda and b.is_cuda) or a.dtype is not b.dtype or a.dtype not in self.words:
+        dt = a.dtype
+        if not (a.is_cuda and b.is_cuda) or b.dtype is not dt or dt not in words:
             return DECLINED
         dev = a.get_device()
-        if b.get_device() != dev or dev != self.current_device() or a.dim() < 2 or b.dim() < 2:
+        if b.get_device() != dev or a.dim() < 2 or b.dim() < 2:
             return DECLINED
         if a.requires_grad or b.requires_grad:
             return DECLINED  # the DLPack path reports torch's own refusal
@@ -164,7 +165,7 @@ class Torch:
             c = out
         else:
             return DECLINED
-        st = self.product(a, b, c, alpha, beta, PRECISIONS[precision], stream)
+        st = self.product(a, b, c, alpha, beta, PRECISIONS[precision], stream, dev)
         if st is DECLINED:
             return DECLINED
         if st:
@@ -198,7 +199,7 @@ class Numpy:
         ndarray, empty, f32, f64 = self.np.ndarray, self.np.empty, self.f32, self.f64
         w32, w64 = self.words[f32] | 2, self.words[f64] | 2
         addr, buf, general = ctypes.addressof, ctypes.c_char.from_buffer, self.general
-        precisions, block, double = PRECISIONS, _block, _double
+        precisions, doubles, c_double, local = PRECISIONS, _DOUBLES, ctypes.c_double, _local
 
         def matmul(a, b, out, alpha, beta, precision, stream):
             dt = a.dtype
@@ -221,13 +222,18 @@ class Numpy:
                 da, db, dc = addr(buf(a)), addr(buf(b)), addr(buf(out))
             except (TypeError, ValueError, BufferError):
                 return general(a, b, out, alpha, beta, precision)
-            blk = block()
+            try:
+                blk = local.block
+            except AttributeError:
+                blk = _block()
             ap, bp, cp = blk.shape
             blk.compact2.pack_into(blk.words, 0, 24, precisions[precision], 0,
                                    da, kDLCPU, w, ap, 0, 0, *sa,
                                    db, kDLCPU, w, bp, 0, 0, *sb,
                                    dc, kDLCPU, w, cp, 0, 0, *out.shape)
-            st = _matmul(blk.pa, blk.pb, blk.pc, double(alpha), double(beta), blk.po)
+            ca, cb = doubles.get(alpha), doubles.get(beta)
+            st = _matmul(blk.pa, blk.pb, blk.pc, c_double(alpha) if ca is None else ca,
+                         c_double(beta) if cb is None else cb, blk.po)
             if st:
                 raise error(st)
             return out

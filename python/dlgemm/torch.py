@@ -22,6 +22,7 @@ broadcast bias, then the product accumulates onto it with beta), where
 cuBLASLt fuses the bias into its epilogue.
 """
 import collections
+import warnings
 
 import torch
 
@@ -33,25 +34,27 @@ _taken = collections.Counter()
 _given_back = collections.Counter()
 
 
+_DTYPES = (torch.float32, torch.float16, torch.bfloat16)
+_allow_tf32 = torch._C._get_cublas_allow_tf32  # torch.backends.cuda.matmul.allow_tf32
+_capturing = torch._C._cuda_isCurrentStreamCapturing
+
+
 def _product(a, b, c, alpha, beta):
     """c = alpha a b + beta c through dlgemm; True when it took the call."""
-    if a.dtype is torch.float32:
-        precision = 1 if torch.backends.cuda.matmul.allow_tf32 else 0
-    else:
-        precision = 0
-    st = _state["direct"].product(a, b, c, alpha, beta, precision)
-    return st == 0
+    precision = 1 if a.dtype is torch.float32 and _allow_tf32() else 0
+    return _state["direct"].product(a, b, c, alpha, beta, precision) == 0
 
 
 def _usable(*ts):
-    dt = ts[0].dtype
-    if dt not in (torch.float32, torch.float16, torch.bfloat16):
+    """One dtype dlgemm takes, one device, no empty operand, no stream capture
+    (a CUDA graph replays torch's own kernel)."""
+    dt, dev = ts[0].dtype, ts[0].get_device()
+    if dt not in _DTYPES:
         return False
-    dev = ts[0].device
     for t in ts:
-        if t.dtype is not dt or t.device != dev or 0 in t.shape:
+        if t.dtype is not dt or t.get_device() != dev or 0 in t.shape:
             return False
-    return not torch.cuda.is_current_stream_capturing()
+    return not _capturing()
 
 
 def _mm(a, b):
@@ -122,8 +125,10 @@ def enable():
     for name in _OPS:
         _state["originals"][name] = torch.library.get_kernel("aten::" + name, "CUDA")
     lib = torch.library.Library("aten", "IMPL")
-    for name in _OPS:
-        lib.impl(name, _kernel(name), "CUDA", with_keyset=True)
+    with warnings.catch_warnings():  # "Overriding a previously registered kernel": we mean to
+        warnings.simplefilter("ignore", UserWarning)
+        for name in _OPS:
+            lib.impl(name, _kernel(name), "CUDA", with_keyset=True)
     _state["library"] = lib
 
 
