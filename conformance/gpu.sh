@@ -46,9 +46,10 @@ fi
 if want frameworks; then
   export DLGEMM_LIBRARY=$PWD/$build/libdlgemm.so
   python3 bench/python_overhead.py all 7 2>&1 | tee "$out/python_overhead.log"
-  for dt in bfloat16 float32; do
-    step "gpt_decoder_$dt" python3 examples/python/gpt_decoder.py --dtype $dt
-    tail -6 "$out/gpt_decoder_$dt.log"
+  for run in "bfloat16 8" "bfloat16 16" "float32 8"; do
+    set -- $run
+    step "gpt_decoder_$1_b$2" python3 examples/python/gpt_decoder.py --dtype $1 --batch $2
+    tail -6 "$out/gpt_decoder_$1_b$2.log"
   done
   step torch_autoload env PYTHONPATH=python/autoload DLGEMM_TORCH=1 python3 -c \
     "import torch, dlgemm.torch as d; a = torch.randn(64, 64, device='cuda'); torch.mm(a, a); print(d.stats()); assert d.stats()['mm'][0] == 1"

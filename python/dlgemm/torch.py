@@ -34,68 +34,92 @@ _taken = collections.Counter()
 _given_back = collections.Counter()
 
 
-_DTYPES = (torch.float32, torch.float16, torch.bfloat16)
 _allow_tf32 = torch._C._get_cublas_allow_tf32  # torch.backends.cuda.matmul.allow_tf32
 _capturing = torch._C._cuda_isCurrentStreamCapturing
+_raw_stream = torch._C._cuda_getCurrentRawStream
+_F32 = torch.float32
+_WORDS = {}  # dtype -> its DLDataType word: float32, float16, bfloat16 only
 
 
-def _product(a, b, c, alpha, beta):
-    """c = alpha a b + beta c through dlgemm; True when it took the call."""
-    precision = 1 if a.dtype is torch.float32 and _allow_tf32() else 0
-    return _state["direct"].product(a, b, c, alpha, beta, precision) == 0
+def _run(a, sa, b, sb, c, sc, w, dev, alpha, beta):
+    """c (fresh, compact) = alpha a b + beta c through dlgemm; True when it
+    took the call.  The operands' dtype and device were checked by the caller
+    and a stream capture for a CUDA graph was ruled out."""
+    precision = 1 if w == _WORDS[_F32] and _allow_tf32() else 0
+    direct = _state["direct"]
+    return direct.run(dev, a, sa, b, sb, c, sc, _direct._compact_strides(sc), w, w,
+                      alpha, beta, precision, _raw_stream(dev)) == 0
 
 
-def _usable(*ts):
-    """One dtype dlgemm takes, one device, no empty operand, no stream capture
-    (a CUDA graph replays torch's own kernel)."""
-    dt, dev = ts[0].dtype, ts[0].get_device()
-    if dt not in _DTYPES:
-        return False
+def _common(*ts):
+    """(dtype word, device) when the operands share a dtype dlgemm takes and a
+    device, none is empty, and no CUDA graph is being captured (a graph
+    replays torch's own kernel); else None."""
+    dt = ts[0].dtype
+    w = _WORDS.get(dt)
+    dev = ts[0].get_device()
+    if w is None:
+        return None
     for t in ts:
-        if t.dtype is not dt or t.get_device() != dev or 0 in t.shape:
-            return False
-    return not _capturing()
+        if t.dtype is not dt or t.get_device() != dev:
+            return None
+    return None if _capturing() else (w, dev)
 
 
 def _mm(a, b):
-    if a.dim() != 2 or b.dim() != 2 or a.shape[1] != b.shape[0] or not _usable(a, b):
+    sa, sb = a.shape, b.shape
+    if len(sa) != 2 or len(sb) != 2 or sa[1] != sb[0] or 0 in sa or 0 in sb:
         return None
-    c = a.new_empty((a.shape[0], b.shape[1]))
-    return c if _product(a, b, c, 1.0, 0.0) else None
+    wd = _common(a, b)
+    if wd is None:
+        return None
+    sc = (sa[0], sb[1])
+    c = a.new_empty(sc)
+    return c if _run(a, sa, b, sb, c, sc, wd[0], wd[1], 1.0, 0.0) else None
 
 
 def _bmm(a, b):
-    if a.dim() != 3 or b.dim() != 3 or a.shape[0] != b.shape[0] or a.shape[2] != b.shape[1] \
-            or not _usable(a, b):
+    sa, sb = a.shape, b.shape
+    if len(sa) != 3 or len(sb) != 3 or sa[0] != sb[0] or sa[2] != sb[1] or 0 in sa or 0 in sb:
         return None
-    c = a.new_empty((a.shape[0], a.shape[1], b.shape[2]))
-    return c if _product(a, b, c, 1.0, 0.0) else None
+    wd = _common(a, b)
+    if wd is None:
+        return None
+    sc = (sa[0], sa[1], sb[2])
+    c = a.new_empty(sc)
+    return c if _run(a, sa, b, sb, c, sc, wd[0], wd[1], 1.0, 0.0) else None
 
 
-def _add_product(bias, a, b, beta, alpha, shape):
-    """beta bias + alpha a b, bias broadcast to shape (beta 0: bias not read)."""
-    if isinstance(beta, complex) or isinstance(alpha, complex) or not _usable(bias, a, b):
+def _add_product(bias, a, b, beta, alpha, sc):
+    """beta bias + alpha a b, bias broadcast to shape sc (beta 0: bias not read)."""
+    sa, sb = a.shape, b.shape
+    if isinstance(beta, complex) or isinstance(alpha, complex) or 0 in sa or 0 in sb:
+        return None
+    wd = _common(bias, a, b)
+    if wd is None:
         return None
     try:
-        expanded = bias.expand(shape)
+        expanded = bias.expand(sc)
     except RuntimeError:
         return None  # torch's own kernel reports the shape error
-    c = a.new_empty(shape)
+    c = a.new_empty(sc)
     if beta != 0:
         c.copy_(expanded)
-    return c if _product(a, b, c, float(alpha), float(beta)) else None
+    return c if _run(a, sa, b, sb, c, sc, wd[0], wd[1], float(alpha), float(beta)) else None
 
 
 def _addmm(bias, a, b, *, beta=1, alpha=1):
-    if a.dim() != 2 or b.dim() != 2 or a.shape[1] != b.shape[0]:
+    sa, sb = a.shape, b.shape
+    if len(sa) != 2 or len(sb) != 2 or sa[1] != sb[0]:
         return None
-    return _add_product(bias, a, b, beta, alpha, (a.shape[0], b.shape[1]))
+    return _add_product(bias, a, b, beta, alpha, (sa[0], sb[1]))
 
 
 def _baddbmm(bias, a, b, *, beta=1, alpha=1):
-    if a.dim() != 3 or b.dim() != 3 or a.shape[0] != b.shape[0] or a.shape[2] != b.shape[1]:
+    sa, sb = a.shape, b.shape
+    if len(sa) != 3 or len(sb) != 3 or sa[0] != sb[0] or sa[2] != sb[1]:
         return None
-    return _add_product(bias, a, b, beta, alpha, (a.shape[0], a.shape[1], b.shape[2]))
+    return _add_product(bias, a, b, beta, alpha, (sa[0], sa[1], sb[2]))
 
 
 _IMPLS = {"mm": _mm, "bmm": _bmm, "addmm": _addmm, "baddbmm": _baddbmm}
@@ -121,7 +145,8 @@ def enable():
         return
     if not torch.cuda.is_available():
         raise RuntimeError("dlgemm.torch: torch sees no CUDA device")
-    _state["direct"] = _direct.torch_adapter()
+    _state["direct"] = direct = _direct.torch_adapter()
+    _WORDS.update((dt, direct.words[dt]) for dt in (torch.float32, torch.float16, torch.bfloat16))
     for name in _OPS:
         _state["originals"][name] = torch.library.get_kernel("aten::" + name, "CUDA")
     lib = torch.library.Library("aten", "IMPL")
