@@ -50,7 +50,8 @@ class _Block:
         self.pa, self.pb, self.pc = (ctypes.c_void_p(t) for t in self.tensor)
         self.po = ctypes.c_void_p(base)
         self.packers = {}
-        self.compact2 = self.packer((2, 2, 2), False)
+        self.pack2 = self.packer((2, 2, 2), False).pack_into
+        self.abc = (self.pa, self.pb, self.pc)
 
     def packer(self, ndims, with_strides=True):
         """The struct for operands of these ndims (strides written, or left to
@@ -213,9 +214,14 @@ class Numpy:
             if type(b) is not ndarray or b.dtype is not dt or len(sa) != 2 or len(sb) != 2:
                 return general(a, b, out, alpha, beta, precision)
             if out is None:
-                out = empty((sa[0], sb[1]), dt)
-            elif type(out) is not ndarray or out.dtype is not dt or out.ndim != 2:
+                sc = (sa[0], sb[1])
+                out = empty(sc, dt)
+            elif type(out) is not ndarray or out.dtype is not dt:
                 return general(a, b, out, alpha, beta, precision)
+            else:
+                sc = out.shape
+                if len(sc) != 2:
+                    return general(a, b, out, alpha, beta, precision)
             try:
                 # A buffer export succeeds only for a writable, C-contiguous,
                 # non-empty array: then it is compact row-major, strides NULL.
@@ -227,12 +233,12 @@ class Numpy:
             except AttributeError:
                 blk = _block()
             ap, bp, cp = blk.shape
-            blk.compact2.pack_into(blk.words, 0, 24, precisions[precision], 0,
-                                   da, kDLCPU, w, ap, 0, 0, *sa,
-                                   db, kDLCPU, w, bp, 0, 0, *sb,
-                                   dc, kDLCPU, w, cp, 0, 0, *out.shape)
+            blk.pack2(blk.words, 0, 24, precisions[precision], 0,
+                      da, kDLCPU, w, ap, 0, 0, *sa,
+                      db, kDLCPU, w, bp, 0, 0, *sb,
+                      dc, kDLCPU, w, cp, 0, 0, *sc)
             ca, cb = doubles.get(alpha), doubles.get(beta)
-            st = _matmul(blk.pa, blk.pb, blk.pc, c_double(alpha) if ca is None else ca,
+            st = _matmul(*blk.abc, c_double(alpha) if ca is None else ca,
                          c_double(beta) if cb is None else cb, blk.po)
             if st:
                 raise error(st)
