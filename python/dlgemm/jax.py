@@ -12,6 +12,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from ._direct import _result_shape
 from ._lib import PRECISIONS, library
 
 TARGET = "dlgemm_matmul"
@@ -27,14 +28,6 @@ def register():
         fn = getattr(lib, symbol)
         jax.ffi.register_ffi_target(TARGET, jax.ffi.pycapsule(fn), platform=platform)
     _registered.append(True)
-
-
-def _result_shape(sa, sb):
-    shape = (sa[-2], sb[-1])
-    if len(sa) == 3 or len(sb) == 3:
-        batch = [s[0] for s in (sa, sb) if len(s) == 3]
-        shape = (max(batch) if 1 in batch else batch[0],) + shape
-    return shape
 
 
 def matmul(a, b, c=None, alpha=1.0, beta=0.0, precision="strict", out_dtype=None):
