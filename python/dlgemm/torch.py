@@ -37,57 +37,64 @@ _given_back = collections.Counter()
 _allow_tf32 = torch._C._get_cublas_allow_tf32  # torch.backends.cuda.matmul.allow_tf32
 _capturing = torch._C._cuda_isCurrentStreamCapturing
 _raw_stream = torch._C._cuda_getCurrentRawStream
+_empty_strided = torch.empty_strided  # 2.0 us; Tensor.new_empty 5.4
+_compact = _direct._compact_strides
 _F32 = torch.float32
 _WORDS = {}  # dtype -> its DLDataType word: float32, float16, bfloat16 only
 
 
-def _run(a, sa, b, sb, c, sc, w, dev, alpha, beta):
-    """c (fresh, compact) = alpha a b + beta c through dlgemm; True when it
-    took the call.  The operands' dtype and device were checked by the caller
-    and a stream capture for a CUDA graph was ruled out."""
-    precision = 1 if w == _WORDS[_F32] and _allow_tf32() else 0
-    direct = _state["direct"]
-    return direct.run(dev, a, sa, b, sb, c, sc, _direct._compact_strides(sc), w, w,
-                      alpha, beta, precision, _raw_stream(dev)) == 0
+class _Devices(dict):
+    def __missing__(self, index):
+        d = self[index] = torch.device("cuda", index)
+        return d
 
 
-def _common(*ts):
-    """(dtype word, device) when the operands share a dtype dlgemm takes and a
-    device, none is empty, and no CUDA graph is being captured (a graph
+_DEVICES = _Devices()
+
+
+def _checked(ts):
+    """(dtype, its DLDataType word, device) when the operands share a dtype
+    dlgemm takes and a device, and no CUDA graph is being captured (a graph
     replays torch's own kernel); else None."""
     dt = ts[0].dtype
     w = _WORDS.get(dt)
     dev = ts[0].get_device()
     if w is None:
         return None
-    for t in ts:
+    for t in ts[1:]:
         if t.dtype is not dt or t.get_device() != dev:
             return None
-    return None if _capturing() else (w, dev)
+    return None if _capturing() else (dt, w, dev)
+
+
+def _product(a, sa, b, sb, sc, checked, alpha=1.0, beta=0.0, fill=None):
+    """A fresh compact C of shape sc (filled with `fill` broadcast, when given)
+    plus alpha a b on dlgemm; None when dlgemm refused the call."""
+    dt, w, dev = checked
+    tc = _compact(sc)
+    c = _empty_strided(sc, tc, dtype=dt, device=_DEVICES[dev])
+    if fill is not None:
+        c.copy_(fill)
+    precision = 1 if dt is _F32 and _allow_tf32() else 0
+    st = _state["direct"].run(dev, a, sa, b, sb, c, sc, tc, w, w, alpha, beta, precision,
+                              _raw_stream(dev))
+    return c if st == 0 else None
 
 
 def _mm(a, b):
     sa, sb = a.shape, b.shape
     if len(sa) != 2 or len(sb) != 2 or sa[1] != sb[0] or 0 in sa or 0 in sb:
         return None
-    wd = _common(a, b)
-    if wd is None:
-        return None
-    sc = (sa[0], sb[1])
-    c = a.new_empty(sc)
-    return c if _run(a, sa, b, sb, c, sc, wd[0], wd[1], 1.0, 0.0) else None
+    checked = _checked((a, b))
+    return None if checked is None else _product(a, sa, b, sb, (sa[0], sb[1]), checked)
 
 
 def _bmm(a, b):
     sa, sb = a.shape, b.shape
     if len(sa) != 3 or len(sb) != 3 or sa[0] != sb[0] or sa[2] != sb[1] or 0 in sa or 0 in sb:
         return None
-    wd = _common(a, b)
-    if wd is None:
-        return None
-    sc = (sa[0], sa[1], sb[2])
-    c = a.new_empty(sc)
-    return c if _run(a, sa, b, sb, c, sc, wd[0], wd[1], 1.0, 0.0) else None
+    checked = _checked((a, b))
+    return None if checked is None else _product(a, sa, b, sb, (sa[0], sa[1], sb[2]), checked)
 
 
 def _add_product(bias, a, b, beta, alpha, sc):
@@ -95,17 +102,15 @@ def _add_product(bias, a, b, beta, alpha, sc):
     sa, sb = a.shape, b.shape
     if isinstance(beta, complex) or isinstance(alpha, complex) or 0 in sa or 0 in sb:
         return None
-    wd = _common(bias, a, b)
-    if wd is None:
+    checked = _checked((bias, a, b))
+    if checked is None:
         return None
     try:
         expanded = bias.expand(sc)
     except RuntimeError:
         return None  # torch's own kernel reports the shape error
-    c = a.new_empty(sc)
-    if beta != 0:
-        c.copy_(expanded)
-    return c if _run(a, sa, b, sb, c, sc, wd[0], wd[1], float(alpha), float(beta)) else None
+    return _product(a, sa, b, sb, sc, checked, float(alpha), float(beta),
+                    expanded if beta != 0 else None)
 
 
 def _addmm(bias, a, b, *, beta=1, alpha=1):
