@@ -35,16 +35,17 @@ def matmul(a, b, out=None, alpha=1.0, beta=0.0, precision="strict", stream=None)
     stream: the CUDA stream to queue the product on (an int handle, or a
     torch/cupy stream); by default the framework's current stream.
     """
-    t = type(a)
-    direct = _direct_by_type.get(t, _direct.DECLINED)
-    if direct is _direct.DECLINED:
-        direct = _direct_by_type[t] = _direct.adapter(t)
+    direct = _direct_for(type(a), _DECLINED)
+    if direct is _DECLINED:
+        direct = _direct_by_type[type(a)] = _direct.adapter(type(a))
         _direct.bind()
     if direct is not None:
         r = direct(a, b, out, alpha, beta, precision, stream)
-        if r is not _direct.DECLINED:
+        if r is not _DECLINED:
             return r
     return matmul_dlpack(a, b, out, alpha, beta, precision, stream)
 
 
+_DECLINED = _direct.DECLINED
 _direct_by_type = {}  # type of a -> the direct path's matmul for it, or None
+_direct_for = _direct_by_type.get
