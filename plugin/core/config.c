@@ -101,12 +101,13 @@ static void parse_fault(void)
 
 static void load(void)
 {
-  const char *blas = getenv("DLGEMM_CPU_BLAS");
+  const char *blas = getenv("DLGEMM_CPU_BLAS"), *blas64 = getenv("DLGEMM_CPU_BLAS64");
   double walk_rows;
   config.verbose = parse_bool("DLGEMM_VERBOSE", 0);
   config.force = (dlg_force)PARSE_CHOICE("DLGEMM_FORCE", "auto, cpu or gpu", "auto", "cpu", "gpu");
   config.min_mnk = parse_nonnegative("DLGEMM_MIN_MNK", DLG_DEFAULT_MIN_MNK);
   config.cpu_blas = (blas && *blas) ? blas : NULL;
+  config.cpu_blas64 = (blas64 && *blas64) ? blas64 : NULL;
   parse_tile(&config.tile_bm, &config.tile_bn);
   /* sgpr: the GCN kernel's port, for measurements */
   config.sgemm_sgpr = PARSE_CHOICE("DLGEMM_SGEMM_KERNEL", "simt or sgpr", "simt", "sgpr");

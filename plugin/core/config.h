@@ -14,6 +14,7 @@ typedef struct dlg_config {
   dlg_force force;        /* DLGEMM_FORCE=cpu|gpu|auto */
   double min_mnk;         /* DLGEMM_MIN_MNK: host calls with m*n*k below stay on the CPU */
   const char *cpu_blas;   /* DLGEMM_CPU_BLAS: path of the BLAS that answers CPU calls */
+  const char *cpu_blas64; /* DLGEMM_CPU_BLAS64: the same for the ILP64 (64_) entry points */
   int tile_bm, tile_bn;   /* DLGEMM_SGEMM_TILE=<BM>x<BN>: pin the SIMT tile (0: choose) */
   int sgemm_sgpr;         /* DLGEMM_SGEMM_KERNEL=sgpr: the GCN design's CUDA port (experiment) */
   int streamk;            /* DLGEMM_SGEMM_STREAMK: -1 auto (cost model), 0 off, 1 wherever it applies */

@@ -5,7 +5,8 @@
  * linked with): RTLD_NEXT finds its sgemm_, the definition our own preloaded
  * one hides.  A framework that dlopen()s us may have none in reach, so we
  * fall back to opening libblas.so.3 ourselves, and to the reference loops
- * compiled in (ref.c) when even that is missing.  Any candidate that
+ * compiled in (ref.c) when even that is missing.  The ILP64 entry points
+ * (sgemm_64_) have a chain of their own (blas.h).  Any candidate that
  * turns out to live in libdlgemm.so is skipped: forwarding to ourselves would
  * recurse forever, which is what happens when the plugin is both linked and
  * preloaded, or DLGEMM_CPU_BLAS names it.
@@ -43,22 +44,33 @@ static void describe(char *out, size_t len, void *sym, const char *how)
   snprintf(out, len, "%s (%s)", file, how);
 }
 
+/* One integer interface: its names in a process, the environment variable
+ * that overrides the search, the library to open when the process has none,
+ * and the name the routine has there. */
+typedef struct interface {
+  const char *suffix;   /* "" (LP64) or "64_" (ILP64) */
+  const char *override; /* DLGEMM_CPU_BLAS's value, or DLGEMM_CPU_BLAS64's */
+  const char *override_name;
+  const char *library;  /* libblas.so.3, libblas64.so.3 */
+} interface;
+
 /* Resolve one routine through the chain; returns NULL if nothing has it. */
-static void *resolve(const char *name, char *from, size_t from_len)
+static void *resolve(const interface *in, const char *routine, char *from, size_t from_len)
 {
-  const dlg_config *cfg = dlg_config_get();
+  char name[32];
   void *sym;
-  if (cfg->cpu_blas) {
-    void *h = dlopen(cfg->cpu_blas, RTLD_NOW | RTLD_LOCAL);
+  snprintf(name, sizeof name, "%s_%s", routine, in->suffix);
+  if (in->override) {
+    void *h = dlopen(in->override, RTLD_NOW | RTLD_LOCAL);
     if (!h) {
-      fprintf(stderr, "dlgemm: DLGEMM_CPU_BLAS='%s' cannot be opened: %s\n", cfg->cpu_blas,
+      fprintf(stderr, "dlgemm: %s='%s' cannot be opened: %s\n", in->override_name, in->override,
               dlerror());
-    } else if ((sym = lookup(h, name))) {
-      describe(from, from_len, sym, "DLGEMM_CPU_BLAS");
+    } else if ((sym = lookup(h, name)) || (*in->suffix && (sym = lookup(h, routine)))) {
+      describe(from, from_len, sym, in->override_name);
       return sym;
     } else {
-      fprintf(stderr, "dlgemm: DLGEMM_CPU_BLAS='%s' has no usable %s (missing, or it is "
-              "libdlgemm itself)\n", cfg->cpu_blas, name);
+      fprintf(stderr, "dlgemm: %s='%s' has no usable %s (missing, or it is libdlgemm itself)\n",
+              in->override_name, in->override, name);
     }
   }
   if ((sym = lookup(RTLD_NEXT, name))) {
@@ -70,27 +82,41 @@ static void *resolve(const char *name, char *from, size_t from_len)
     return sym;
   }
   {
-    void *h = dlopen("libblas.so.3", RTLD_NOW | RTLD_LOCAL);
-    if (h && (sym = lookup(h, name))) {
-      describe(from, from_len, sym, "dlopen libblas.so.3");
+    void *h = dlopen(in->library, RTLD_NOW | RTLD_LOCAL);
+    char plain[32];
+    snprintf(plain, sizeof plain, "%s_", routine);
+    if (h && (sym = lookup(h, plain))) {
+      char how[64];
+      snprintf(how, sizeof how, "dlopen %s", in->library);
+      describe(from, from_len, sym, how);
       return sym;
     }
   }
   return NULL;
 }
 
+static void *resolve_or(const interface *in, const char *routine, void *builtin, char *from,
+                        size_t from_len)
+{
+  void *sym = resolve(in, routine, from, from_len);
+  if (sym) return sym;
+  snprintf(from, from_len, "built-in reference loops");
+  return builtin;
+}
+
 static void load(void)
 {
-  blas.sgemm = (dlg_sgemm_fn)resolve("sgemm_", blas.sgemm_from, sizeof blas.sgemm_from);
-  if (!blas.sgemm) {
-    blas.sgemm = dlg_ref_sgemm;
-    snprintf(blas.sgemm_from, sizeof blas.sgemm_from, "built-in reference loops");
-  }
-  blas.dgemm = (dlg_dgemm_fn)resolve("dgemm_", blas.dgemm_from, sizeof blas.dgemm_from);
-  if (!blas.dgemm) {
-    blas.dgemm = dlg_ref_dgemm;
-    snprintf(blas.dgemm_from, sizeof blas.dgemm_from, "built-in reference loops");
-  }
+  const dlg_config *cfg = dlg_config_get();
+  const interface lp64 = {"", cfg->cpu_blas, "DLGEMM_CPU_BLAS", "libblas.so.3"};
+  const interface ilp64 = {"64_", cfg->cpu_blas64, "DLGEMM_CPU_BLAS64", "libblas64.so.3"};
+  blas.sgemm = (dlg_sgemm_fn)resolve_or(&lp64, "sgemm", (void *)dlg_ref_sgemm, blas.sgemm_from,
+                                        sizeof blas.sgemm_from);
+  blas.dgemm = (dlg_dgemm_fn)resolve_or(&lp64, "dgemm", (void *)dlg_ref_dgemm, blas.dgemm_from,
+                                        sizeof blas.dgemm_from);
+  blas.sgemm64 = (dlg_sgemm64_fn)resolve_or(&ilp64, "sgemm", (void *)dlg_ref_sgemm64,
+                                            blas.sgemm64_from, sizeof blas.sgemm64_from);
+  blas.dgemm64 = (dlg_dgemm64_fn)resolve_or(&ilp64, "dgemm", (void *)dlg_ref_dgemm64,
+                                            blas.dgemm64_from, sizeof blas.dgemm64_from);
 }
 
 const dlg_cpu_blas *dlg_cpu_blas_get(void)

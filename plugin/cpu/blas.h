@@ -5,6 +5,7 @@
 #define DLG_CPU_BLAS_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include "core/gemm.h"
 
 /* The Fortran 77 ABI of gfortran and most compilers since GCC 8: every
@@ -19,17 +20,36 @@ typedef void (*dlg_dgemm_fn)(const char *transa, const char *transb, const int *
                              const double *b, const int *ldb, const double *beta, double *c,
                              const int *ldc, size_t transa_len, size_t transb_len);
 
+/* The same with ILP64 INTEGERs (int64_t), as the 64_ entry points take them. */
+typedef void (*dlg_sgemm64_fn)(const char *transa, const char *transb, const int64_t *m,
+                               const int64_t *n, const int64_t *k, const float *alpha,
+                               const float *a, const int64_t *lda, const float *b,
+                               const int64_t *ldb, const float *beta, float *c,
+                               const int64_t *ldc, size_t transa_len, size_t transb_len);
+typedef void (*dlg_dgemm64_fn)(const char *transa, const char *transb, const int64_t *m,
+                               const int64_t *n, const int64_t *k, const double *alpha,
+                               const double *a, const int64_t *lda, const double *b,
+                               const int64_t *ldb, const double *beta, double *c,
+                               const int64_t *ldc, size_t transa_len, size_t transb_len);
+
 typedef struct dlg_cpu_blas {
   dlg_sgemm_fn sgemm;
   dlg_dgemm_fn dgemm;
+  dlg_sgemm64_fn sgemm64;
+  dlg_dgemm64_fn dgemm64;
   char sgemm_from[256]; /* where each came from, for DLGEMM_VERBOSE and tests */
   char dgemm_from[256];
+  char sgemm64_from[256];
+  char dgemm64_from[256];
 } dlg_cpu_blas;
 
-/* Resolved once, thread-safely: DLGEMM_CPU_BLAS if set, else the next
- * definition in the process (RTLD_NEXT, then RTLD_DEFAULT), else
- * libblas.so.3 through dlopen, else the built-in reference loops.  Never
- * libdlgemm.so itself. */
+/* Resolved once, thread-safely.  LP64 (sgemm_): DLGEMM_CPU_BLAS if set, else
+ * the next definition in the process (RTLD_NEXT, then RTLD_DEFAULT), else
+ * libblas.so.3 through dlopen, else the built-in reference loops.  ILP64
+ * (sgemm_64_): DLGEMM_CPU_BLAS64 if set, else the next sgemm_64_ in the
+ * process (OpenBLAS's ILP64 builds, libblastrampoline), else sgemm_ of
+ * libblas64.so.3 (Debian's netlib ILP64 build keeps the reference names),
+ * else the built-in loops.  Never libdlgemm.so itself. */
 const dlg_cpu_blas *dlg_cpu_blas_get(void);
 /* Forget the resolution (tests change DLGEMM_CPU_BLAS between cases). */
 void dlg_cpu_blas_reset(void);

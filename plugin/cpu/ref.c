@@ -10,18 +10,19 @@
  * because the reference has them.
  */
 #include <stddef.h>
+#include <stdint.h>
 #include "cpu/ref.h"
 
-#define DLG_REF_GEMM(NAME, T)                                                                   \
-  void NAME(const char *transa, const char *transb, const int *pm, const int *pn,               \
-            const int *pk, const T *palpha, const T *a, const int *plda, const T *b,            \
-            const int *pldb, const T *pbeta, T *c, const int *pldc, size_t la, size_t lb)       \
+#define DLG_REF_GEMM(NAME, T, INT)                                                              \
+  void NAME(const char *transa, const char *transb, const INT *pm, const INT *pn,               \
+            const INT *pk, const T *palpha, const T *a, const INT *plda, const T *b,            \
+            const INT *pldb, const T *pbeta, T *c, const INT *pldc, size_t la, size_t lb)       \
   {                                                                                             \
-    const int m = *pm, n = *pn, k = *pk, lda = *plda, ldb = *pldb, ldc = *pldc;                 \
+    const INT m = *pm, n = *pn, k = *pk, lda = *plda, ldb = *pldb, ldc = *pldc;                 \
     const T alpha = *palpha, beta = *pbeta;                                                     \
     const int nota = (*transa == 'N' || *transa == 'n');                                        \
     const int notb = (*transb == 'N' || *transb == 'n');                                        \
-    int i, j, l;                                                                                \
+    INT i, j, l;                                                                                \
     (void)la; (void)lb;                                                                         \
     if (m == 0 || n == 0 || ((alpha == 0 || k == 0) && beta == 1)) return;                      \
     if (alpha == 0) {                                                                           \
@@ -53,5 +54,7 @@
     }                                                                                           \
   }
 
-DLG_REF_GEMM(dlg_ref_sgemm, float)
-DLG_REF_GEMM(dlg_ref_dgemm, double)
+DLG_REF_GEMM(dlg_ref_sgemm, float, int)
+DLG_REF_GEMM(dlg_ref_dgemm, double, int)
+DLG_REF_GEMM(dlg_ref_sgemm64, float, int64_t)
+DLG_REF_GEMM(dlg_ref_dgemm64, double, int64_t)

@@ -1,5 +1,8 @@
 /*
- * gemm.c - cblas_sgemm and cblas_dgemm, as the reference CBLAS does them.
+ * gemm.c - cblas_sgemm and cblas_dgemm, as the reference CBLAS does them, and
+ * their ILP64 forms cblas_sgemm64_ and cblas_dgemm64_ (int64_t dimensions,
+ * OpenBLAS's names): one definition per entry of the routine list
+ * (shims/common/routines.h).
  *
  * The reference turns a row-major call into the column-major call on the
  * transposes (swap A and B, m and n, the two transposes) and then runs the
@@ -12,8 +15,10 @@
 #include <dlfcn.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <string.h>
 #include "shims/common/blas_call.h"
+#include "shims/common/routines.h"
 
 enum { ROW_MAJOR = 101, COL_MAJOR = 102, NO_TRANS = 111, TRANS = 112, CONJ_TRANS = 113 };
 
@@ -44,9 +49,10 @@ static char trans_char(int t)
   return t == NO_TRANS ? 'N' : t == TRANS ? 'T' : t == CONJ_TRANS ? 'C' : 0;
 }
 
-static void cblas_gemm(dlg_dtype dtype, const char *rout, int layout, int transa, int transb,
-                       int m, int n, int k, const void *alpha, const void *a, int lda,
-                       const void *b, int ldb, const void *beta, void *c, int ldc)
+static void cblas_gemm(dlg_dtype dtype, int ilp64, const char *rout, int layout, int transa,
+                       int transb, int64_t m, int64_t n, int64_t k, const void *alpha,
+                       const void *a, int64_t lda, const void *b, int64_t ldb, const void *beta,
+                       void *c, int64_t ldc)
 {
   const char ta = trans_char(transa), tb = trans_char(transb);
   const int row = layout == ROW_MAJOR;
@@ -67,6 +73,7 @@ static void cblas_gemm(dlg_dtype dtype, const char *rout, int layout, int transa
   }
   memset(&x, 0, sizeof x);
   x.dtype = dtype;
+  x.ilp64 = ilp64;
   x.alpha = alpha;
   x.beta = beta;
   x.c = c;
@@ -85,18 +92,13 @@ static void cblas_gemm(dlg_dtype dtype, const char *rout, int layout, int transa
   set_cblas_flags(0, 0);
 }
 
-DLGEMM_API void cblas_sgemm(int layout, int transa, int transb, int m, int n, int k, float alpha,
-                            const float *a, int lda, const float *b, int ldb, float beta,
-                            float *c, int ldc)
-{
-  cblas_gemm(DLG_F32, "cblas_sgemm", layout, transa, transb, m, n, k, &alpha, a, lda, b, ldb,
-             &beta, c, ldc);
-}
+#define CBLAS_GEMM(p, P, T, dtype, INT, SUFFIX, ilp64)                                        \
+  DLGEMM_API void cblas_##p##gemm##SUFFIX(int layout, int transa, int transb, INT m, INT n,     \
+                                          INT k, T alpha, const T *a, INT lda, const T *b,      \
+                                          INT ldb, T beta, T *c, INT ldc)                       \
+  {                                                                                             \
+    cblas_gemm(dtype, ilp64, "cblas_" #p "gemm" #SUFFIX, layout, transa, transb, m, n, k,       \
+               &alpha, a, lda, b, ldb, &beta, c, ldc);                                          \
+  }
 
-DLGEMM_API void cblas_dgemm(int layout, int transa, int transb, int m, int n, int k,
-                            double alpha, const double *a, int lda, const double *b, int ldb,
-                            double beta, double *c, int ldc)
-{
-  cblas_gemm(DLG_F64, "cblas_dgemm", layout, transa, transb, m, n, k, &alpha, a, lda, b, ldb,
-             &beta, c, ldc);
-}
+DLG_GEMM_ROUTINES(CBLAS_GEMM)

@@ -21,14 +21,15 @@
 #include "shims/common/blas_call.h"
 
 typedef void (*xerbla_fn)(const char *srname, const int *info, size_t srname_len);
+typedef void (*xerbla64_fn)(const char *srname, const int64_t *info, size_t srname_len);
 
 static int lsame(char c, char ref) { return (c | 0x20) == (ref | 0x20); }
-static int max1(int x) { return x > 1 ? x : 1; }
+static int64_t max1(int64_t x) { return x > 1 ? x : 1; }
 
 int blas_gemm_info(const blas_call *x)
 {
   const int nota = lsame(x->transa, 'N'), notb = lsame(x->transb, 'N');
-  const int nrowa = nota ? x->m : x->k, nrowb = notb ? x->k : x->n;
+  const int64_t nrowa = nota ? x->m : x->k, nrowb = notb ? x->k : x->n;
   if (!nota && !lsame(x->transa, 'C') && !lsame(x->transa, 'T')) return 1;
   if (!notb && !lsame(x->transb, 'C') && !lsame(x->transb, 'T')) return 2;
   if (x->m < 0) return 3;
@@ -40,13 +41,22 @@ int blas_gemm_info(const blas_call *x)
   return 0;
 }
 
-void blas_xerbla(const char *srname, int info)
+void blas_xerbla(const char *srname, int info, int ilp64)
 {
-  xerbla_fn xerbla = (xerbla_fn)dlsym(RTLD_DEFAULT, "xerbla_");
   size_t len = strlen(srname);
-  if (xerbla) {
-    xerbla(srname, &info, len);
-    return;
+  if (ilp64) {
+    xerbla64_fn xerbla64 = (xerbla64_fn)dlsym(RTLD_DEFAULT, "xerbla_64_");
+    const int64_t info64 = info;
+    if (xerbla64) {
+      xerbla64(srname, &info64, len);
+      return;
+    }
+  } else {
+    xerbla_fn xerbla = (xerbla_fn)dlsym(RTLD_DEFAULT, "xerbla_");
+    if (xerbla) {
+      xerbla(srname, &info, len);
+      return;
+    }
   }
   /* No BLAS in the process to report through: print what the reference
    * XERBLA prints, but do not STOP a process that only dlopen()ed us. */
@@ -86,16 +96,30 @@ static void to_gemm(const blas_call *x, dlg_gemm *g)
   dlg_canonical_layout("C", g->c.rows, g->c.cols, &g->c.rs, &g->c.cs);
 }
 
-/* The next BLAS, with the caller's own arguments. */
+/* The next BLAS, with the caller's own arguments: the LP64 routine for an
+ * LP64 call (whose values came from ints), the ILP64 one for a 64_ call. */
 static void forward(const blas_call *x)
 {
   const dlg_cpu_blas *blas = dlg_cpu_blas_get();
-  if (x->dtype == DLG_F32)
-    blas->sgemm(&x->transa, &x->transb, &x->m, &x->n, &x->k, x->alpha, x->a, &x->lda, x->b,
-                &x->ldb, x->beta, x->c, &x->ldc, 1, 1);
-  else
-    blas->dgemm(&x->transa, &x->transb, &x->m, &x->n, &x->k, x->alpha, x->a, &x->lda, x->b,
-                &x->ldb, x->beta, x->c, &x->ldc, 1, 1);
+  if (x->ilp64) {
+    if (x->dtype == DLG_F32)
+      blas->sgemm64(&x->transa, &x->transb, &x->m, &x->n, &x->k, x->alpha, x->a, &x->lda, x->b,
+                    &x->ldb, x->beta, x->c, &x->ldc, 1, 1);
+    else
+      blas->dgemm64(&x->transa, &x->transb, &x->m, &x->n, &x->k, x->alpha, x->a, &x->lda, x->b,
+                    &x->ldb, x->beta, x->c, &x->ldc, 1, 1);
+    return;
+  }
+  {
+    const int m = (int)x->m, n = (int)x->n, k = (int)x->k;
+    const int lda = (int)x->lda, ldb = (int)x->ldb, ldc = (int)x->ldc;
+    if (x->dtype == DLG_F32)
+      blas->sgemm(&x->transa, &x->transb, &m, &n, &k, x->alpha, x->a, &lda, x->b, &ldb, x->beta,
+                  x->c, &ldc, 1, 1);
+    else
+      blas->dgemm(&x->transa, &x->transb, &m, &n, &k, x->alpha, x->a, &lda, x->b, &ldb, x->beta,
+                  x->c, &ldc, 1, 1);
+  }
 }
 
 /* Inside the door (core/fork.h): everything but the report of an illegal
@@ -147,5 +171,5 @@ void blas_gemm(const blas_call *x)
   dlg_call_enter();
   info = gemm_inside(x);
   dlg_call_leave();
-  if (info) blas_xerbla(x->srname, info);
+  if (info) blas_xerbla(x->srname, info, x->ilp64);
 }

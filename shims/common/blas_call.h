@@ -5,12 +5,14 @@
 #ifndef DLG_BLAS_CALL_H
 #define DLG_BLAS_CALL_H
 
+#include <stdint.h>
 #include "core/gemm.h"
 
 typedef struct blas_call {
   dlg_dtype dtype;
+  int ilp64;              /* came through a 64_ symbol: the program's INTEGER is int64_t */
   char transa, transb;    /* as given: 'N', 'T', 'C' in either case */
-  int m, n, k, lda, ldb, ldc;
+  int64_t m, n, k, lda, ldb, ldc;
   const void *alpha, *beta; /* float* or double*, as the routine's type */
   const void *a, *b;
   void *c;
@@ -28,7 +30,8 @@ int blas_gemm_info(const blas_call *call);
 void blas_gemm(const blas_call *call);
 
 /* Report an illegal argument the way the reference's SGEMM does:
- * CALL XERBLA(SRNAME, INFO), through the process's xerbla_. */
-void blas_xerbla(const char *srname, int info);
+ * CALL XERBLA(SRNAME, INFO), through the process's xerbla_ (ILP64 calls:
+ * xerbla_64_, whose INFO is an int64_t). */
+void blas_xerbla(const char *srname, int info, int ilp64);
 
 #endif

@@ -1,29 +1,25 @@
 /*
- * gemm.c - SGEMM and DGEMM with the Fortran 77 ABI of the reference
- * BLAS (gfortran's: arguments by reference, two hidden CHARACTER lengths).
+ * gemm.c - xGEMM with the Fortran 77 ABI of the reference BLAS (gfortran's:
+ * arguments by reference, two hidden CHARACTER lengths), one definition per
+ * entry of the routine list (shims/common/routines.h): sgemm_ and dgemm_
+ * with INTEGER as int, sgemm_64_ and dgemm_64_ with INTEGER as int64_t.
  */
+#include <stdint.h>
 #include "shims/common/blas_call.h"
+#include "shims/common/routines.h"
 
-DLGEMM_API void sgemm_(const char *transa, const char *transb, const int *m, const int *n,
-                       const int *k, const float *alpha, const float *a, const int *lda,
-                       const float *b, const int *ldb, const float *beta, float *c,
-                       const int *ldc, size_t transa_len, size_t transb_len)
-{
-  blas_call x = {DLG_F32, *transa, *transb, *m, *n, *k, *lda, *ldb, *ldc,
-                 alpha, beta, a, b, c, "SGEMM ", "sgemm_"};
-  (void)transa_len;
-  (void)transb_len;
-  blas_gemm(&x);
-}
+#define FORTRAN_GEMM(p, P, T, dtype, INT, SUFFIX, ilp64)                                      \
+  DLGEMM_API void p##gemm_##SUFFIX(const char *transa, const char *transb, const INT *m,        \
+                                   const INT *n, const INT *k, const T *alpha, const T *a,      \
+                                   const INT *lda, const T *b, const INT *ldb, const T *beta,   \
+                                   T *c, const INT *ldc, size_t transa_len, size_t transb_len)  \
+  {                                                                                             \
+    blas_call x = {dtype, ilp64, *transa, *transb, *m,    *n,    *k, *lda,                      \
+                   *ldb,  *ldc,  alpha,   beta,    a,     b,     c,  #P "GEMM ",                \
+                   #p "gemm_" #SUFFIX};                                                          \
+    (void)transa_len;                                                                           \
+    (void)transb_len;                                                                           \
+    blas_gemm(&x);                                                                              \
+  }
 
-DLGEMM_API void dgemm_(const char *transa, const char *transb, const int *m, const int *n,
-                       const int *k, const double *alpha, const double *a, const int *lda,
-                       const double *b, const int *ldb, const double *beta, double *c,
-                       const int *ldc, size_t transa_len, size_t transb_len)
-{
-  blas_call x = {DLG_F64, *transa, *transb, *m, *n, *k, *lda, *ldb, *ldc,
-                 alpha, beta, a, b, c, "DGEMM ", "dgemm_"};
-  (void)transa_len;
-  (void)transb_len;
-  blas_gemm(&x);
-}
+DLG_GEMM_ROUTINES(FORTRAN_GEMM)
