@@ -7,8 +7,8 @@
 # usage (on the GPU machine, from the repository root):
 #   source .devdeps/env.sh && conformance/gpu.sh [bench-reps]
 # GPU_STEPS picks parts (default all): build ctest python frameworks netlib
-# sanitizer sass ncu bench tcbench hostbench gcnport load; GPU_CMAKE_ARGS adds
-# configure options.
+# sanitizer sass ncu bench tcbench shapes hostbench gcnport load; GPU_CMAKE_ARGS
+# adds configure options.
 # Logs go to $OUT (or ./gpu-out); the last lines printed are the summary.
 set -u
 out=${OUT:-$PWD/gpu-out}
@@ -17,7 +17,7 @@ reps=${1:-20}
 build=build-gpu
 summary=()
 note() { summary+=("$1"); echo "== $1"; }
-steps=" ${GPU_STEPS:-build ctest python frameworks netlib sanitizer sass ncu bench tcbench hostbench gcnport load} "
+steps=" ${GPU_STEPS:-build ctest python frameworks netlib sanitizer sass ncu bench tcbench shapes hostbench gcnport load} "
 want() { [[ $steps == *" $1 "* ]]; }
 step() { # name, command...
   local name=$1; shift
@@ -123,6 +123,10 @@ if want tcbench && [ -x $build/bench/bench_tc ]; then
   for t in "bf16 nn" "f16 nn" "tf32 nn" "tf32 tn" "3xtf32 nn" "3xtf32 tn"; do
     $build/bench/bench_tc $t "$reps" 2>&1 | tee "$out/bench_tc_${t% *}_${t#* }.log"
   done
+fi
+# Every shape class against cuBLAS (issue 22's suite), geometric means per class.
+if want shapes && [ -x $build/bench/bench_shapes ]; then
+  $build/bench/bench_shapes 10 2>&1 | tee "$out/bench_shapes.log"
 fi
 # Host arrays: netlib alone, dlgemm and NVBLAS LD_PRELOAD'ed (issue 5).
 if want hostbench && [ -x $build/bench/host_bench ]; then
