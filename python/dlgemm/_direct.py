@@ -1,18 +1,18 @@
-"""_direct.py - the common case without the DLPack exchange: torch tensors on
-the current GPU and stream, and NumPy arrays, described to dlgemm_matmul
-straight from their attributes.
+"""_direct.py - the common case without the DLPack exchange: torch CUDA
+tensors on their device's current stream, and NumPy arrays, described to
+dlgemm_matmul straight from their attributes.
 
 Why: on the H100, exporting one torch tensor through ``__dlpack__`` costs
 5.6 us and ``torch.cuda.current_stream()`` 8.3 us, while ``data_ptr()``,
 ``stride()`` and the raw current stream cost 0.2-0.3 us each; a NumPy
-array's ``ctypes.data`` costs 1.7 us on the CI machine, a buffer export 0.5.
+array's ``ctypes.data`` costs 1.7 us on the CI machine, a buffer export 0.3.
 Nothing of the protocol's guarantees is lost in these cases: no capsule is
 made, so no deleter is owed; the product is queued on the stream the tensors'
 producer uses (the caller's current stream), so no cross-stream ordering is
 owed; the caller holds the tensors for the call, and torch's caching
 allocator reuses freed memory in stream order.  Anything else (another
-stream, another device, another framework, an argument this path does not
-read) is declined, and the caller takes the DLPack path.
+stream, operands on two devices, another framework, an argument this path
+does not read) is declined, and the caller takes the DLPack path.
 
 The three DLTensors and the options live in one per-thread block of int64
 words, written by one struct.pack_into:
