@@ -67,6 +67,15 @@ DLGEMM_API const char *dlgemm_status_string(dlgemm_status status)
   return "unknown status";
 }
 
+void dlg_copy_text(char *out, size_t len, const char *text)
+{
+  size_t n = strlen(text);
+  if (!len) return;
+  if (n >= len) n = len - 1;
+  memcpy(out, text, n);
+  out[n] = 0;
+}
+
 void dlg_append_note(char *text, size_t len)
 {
   const char *n = dlg_take_note();

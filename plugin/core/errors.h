@@ -25,5 +25,8 @@ void dlg_note(const char *fmt, ...) DLG_PRINTF(1, 2);
 const char *dlg_take_note(void);
 /* Append "; <note>" to text (of size len) when there is a note; clears it. */
 void dlg_append_note(char *text, size_t len);
+/* A reason or message copied into out (of size len), cut to fit: for the
+ * strings every call names, where formatting would cost more than the call. */
+void dlg_copy_text(char *out, size_t len, const char *text);
 
 #endif

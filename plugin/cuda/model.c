@@ -19,6 +19,7 @@
 #include <unistd.h>
 #include "core/calllog.h"
 #include "core/config.h"
+#include "core/errors.h"
 #include "cpu/blas.h"
 #include "cuda/device/driver.h"
 #include "cuda/device/gemm.h"
@@ -295,7 +296,7 @@ int dlg_cuda_offload_pays(dlg_cuda_device *dev, const dlg_gemm *g, char *why, si
   if (dlg_config_get()->verbose)
     snprintf(why, why_len, "model: GPU %.3g ms %s next BLAS %.3g ms", t_gpu * 1e3,
              t_gpu < t_cpu ? "<" : ">=", t_cpu * 1e3);
-  else if (why_len)
-    snprintf(why, why_len, "%s", t_gpu < t_cpu ? "model: GPU sooner" : "model: CPU sooner");
+  else
+    dlg_copy_text(why, why_len, t_gpu < t_cpu ? "model: GPU sooner" : "model: CPU sooner");
   return t_gpu < t_cpu;
 }

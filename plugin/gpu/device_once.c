@@ -2,7 +2,6 @@
  * device_once.c - per-device, once-only setup for the GPU backends.
  */
 #include <stdio.h>
-#include <string.h>
 #include "core/errors.h"
 #include "gpu/device_once.h"
 
@@ -33,12 +32,7 @@ int dlg_device_probe(dlg_device_once *once, dlg_device_setup setup, const char *
   /* Every host call probes every GPU backend: one that failed before answers
    * with its remembered reason, without formatting an error each time. */
   if (__atomic_load_n(&once->state[0], __ATOMIC_ACQUIRE) == -1) {
-    size_t n = strnlen(once->error[0], sizeof once->error[0]);
-    if (why_len) {
-      if (n >= why_len) n = why_len - 1;
-      memcpy(why, once->error[0], n);
-      why[n] = 0;
-    }
+    dlg_copy_text(why, why_len, once->error[0]);
     return DLGEMM_ERR_NO_BACKEND;
   }
   if (dlg_device_ready(once, 0, setup, family)) return 0;

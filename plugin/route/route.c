@@ -15,7 +15,6 @@
  * kernels loaded) and it supports the dtype, place and precision of the call.
  */
 #include <stdio.h>
-#include <string.h>
 #include "core/errors.h"
 #include "cpu/backend.h"
 #include "route/route.h"
@@ -67,16 +66,6 @@ static const char *family_name(dlgemm_backend f)
   return f == DLGEMM_BACKEND_CPU ? "cpu" : f == DLGEMM_BACKEND_CUDA ? "cuda" : "hip";
 }
 
-/* A constant reason: copied, not formatted (every call names one). */
-static void set_why(char *why, size_t len, const char *text)
-{
-  size_t n = strlen(text);
-  if (!len) return;
-  if (n >= len) n = len - 1;
-  memcpy(why, text, n);
-  why[n] = 0;
-}
-
 const dlg_backend *route_pick_from(const dlg_gemm *g, dlgemm_backend requested,
                                    const dlg_config *cfg, const dlg_backend *const *table,
                                    size_t n, char *why, size_t why_len)
@@ -108,18 +97,18 @@ const dlg_backend *route_pick_from(const dlg_gemm *g, dlgemm_backend requested,
                "precision or size)", be->name);
       return NULL;
     }
-    set_why(why, why_len, requested != DLGEMM_BACKEND_AUTO ? "requested" : "device tensors");
+    dlg_copy_text(why, why_len, requested != DLGEMM_BACKEND_AUTO ? "requested" : "device tensors");
     return be;
   }
 
   be = find_family(DLGEMM_BACKEND_CPU, table, n);
   gpu = cfg->force == DLG_FORCE_CPU ? NULL : route_gpu_for(g, table, n);
   if (cfg->force == DLG_FORCE_CPU) {
-    set_why(why, why_len, "DLGEMM_FORCE=cpu");
+    dlg_copy_text(why, why_len, "DLGEMM_FORCE=cpu");
   } else if (!gpu) {
-    set_why(why, why_len, "no usable GPU backend");
+    dlg_copy_text(why, why_len, "no usable GPU backend");
   } else if (cfg->force == DLG_FORCE_GPU) {
-    set_why(why, why_len, "DLGEMM_FORCE=gpu");
+    dlg_copy_text(why, why_len, "DLGEMM_FORCE=gpu");
     be = gpu;
   } else if (!cfg->min_mnk_set && gpu->prefer) {
     if (gpu->prefer(g, why, why_len)) be = gpu;
