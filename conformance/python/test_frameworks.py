@@ -21,18 +21,10 @@ import time
 
 import numpy as np
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "python"))
+from checks import SKIP, check, rss_bytes, verdict  # noqa: E402 (and dlgemm on the path)
 import dlgemm  # noqa: E402
 
-SKIP = 77
 rng = np.random.default_rng(int(os.environ.get("DLGEMM_TEST_SEED", "20261122")))
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
 
 
 # --- one adapter per framework: make tensors, read them back, its own matmul ----
@@ -235,11 +227,6 @@ def with_out(fw):
             check(np.array_equal(fw.host(out), c0.astype(np.float64)), "read-only out changed")
 
 
-def rss_bytes():
-    with open("/proc/self/statm") as f:
-        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
-
-
 def capsules_balanced(fw, calls):
     """calls products, half of them allocating their result: the inputs' reference
     counts come back (their deleters ran exactly once), every export of ours was
@@ -381,8 +368,7 @@ def main():
     if name == "cupy":
         cupy_streams(fw)
     capsules_balanced(fw, calls)
-    print("%s: %s" % (name, "FAILED (%d)" % len(failures) if failures else "all checks passed"))
-    return 1 if failures else 0
+    return verdict(name)
 
 
 if __name__ == "__main__":

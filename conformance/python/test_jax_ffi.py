@@ -17,20 +17,7 @@ import sys
 
 import numpy as np
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "python"))
-SKIP = 77
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
-
-
-def rss_bytes():
-    with open("/proc/self/statm") as f:
-        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+from checks import SKIP, check, rss_bytes, verdict  # noqa: E402
 
 
 def bound(ha, hb, unit_acc, unit_out, hc=None, beta=0.0):
@@ -123,8 +110,7 @@ def main():
         print("%s: %d calls, RSS %+.1f MB" % (platform, calls, grown / 2 ** 20))
         check(grown < 16 * 2 ** 20, "%s: RSS grew by %.1f MB" % (platform, grown / 2 ** 20))
         check(float(np.asarray(r)[0, 0]) == 16.0, "%s: 16 x 16 of ones" % platform)
-    print("jax ffi: %s" % ("FAILED (%d)" % len(failures) if failures else "all checks passed"))
-    return 1 if failures else 0
+    return verdict("jax ffi")
 
 
 if __name__ == "__main__":

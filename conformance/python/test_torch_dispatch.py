@@ -13,23 +13,9 @@ registered kernels; a product on a side stream; disable() restoring torch;
 `calls` calls with device memory and resident memory flat.
 Exit 77 (skip) without torch or a GPU.
 """
-import os
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "python"))
-SKIP = 77
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
-
-
-def rss_bytes():
-    with open("/proc/self/statm") as f:
-        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+from checks import SKIP, check, rss_bytes, verdict  # noqa: E402
 
 
 def main():
@@ -185,9 +171,7 @@ def main():
     torch.mm(a, b)
     check(not dt.enabled() and dt.stats() == s, "disable() did not give torch its kernels back")
     print("stats:", s)
-    print("torch dispatch: %s" % ("FAILED (%d)" % len(failures) if failures else
-                                  "all checks passed"))
-    return 1 if failures else 0
+    return verdict("torch dispatch")
 
 
 if __name__ == "__main__":
