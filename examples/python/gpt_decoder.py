@@ -19,7 +19,6 @@ import math
 import os
 import statistics
 import sys
-import time
 
 import torch
 import torch.nn.functional as F
