@@ -32,6 +32,29 @@ static void *open_cublas(void)
   exit(1);
 }
 
+typedef int (*cublas_create_fn)(void **);
+typedef int (*cublas_set_stream_fn)(void *, CUstream);
+
+/* What a GEMM benchmark starts with: the driver and its primary context, a
+ * non-blocking stream, the two events that time each run, and a cuBLAS
+ * handle on that stream.  Returns cuBLAS's library, for the caller's own
+ * GEMM symbol; exits on any failure. */
+static void *bench_open(cudrv *cu, CUstream *stream, CUevent *ev0, CUevent *ev1, void **handle)
+{
+  void *cublas = open_cublas();
+  CUcontext ctx;
+  cudrv_load(cu, &ctx);
+  CU(cu->StreamCreate(stream, CU_STREAM_NON_BLOCKING));
+  CU(cu->EventCreate(ev0, 0));
+  CU(cu->EventCreate(ev1, 0));
+  if (((cublas_create_fn)dlsym(cublas, "cublasCreate_v2"))(handle) ||
+      ((cublas_set_stream_fn)dlsym(cublas, "cublasSetStream_v2"))(*handle, *stream)) {
+    fprintf(stderr, "cuBLAS setup failed\n");
+    exit(1);
+  }
+  return cublas;
+}
+
 /* One timed product on the stream, with input set `set`. */
 typedef void (*bench_run_fn)(int set, void *ctx);
 

@@ -13,8 +13,6 @@
 #include "bench_common.h"
 #include "dlgemm.h"
 
-typedef int (*cublas_create_fn)(void **);
-typedef int (*cublas_set_stream_fn)(void *, CUstream);
 typedef int (*cublas_sgemm_fn)(void *, int, int, int, int, int, const float *, const void *, int,
                                const void *, int, const float *, void *, int);
 typedef CUresult (*pointer_attrs_fn)(unsigned, CUpointer_attribute *, void **, CUdeviceptr);

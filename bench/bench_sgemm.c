@@ -24,8 +24,6 @@
 #include "cudrv.h"
 #include "dlgemm.h"
 
-typedef int (*cublas_create_fn)(void **);
-typedef int (*cublas_set_stream_fn)(void *, CUstream);
 typedef int (*cublas_sgemm_fn)(void *, int, int, int, int, int, const float *, const float *,
                                int, const float *, int, const float *, float *, int);
 
@@ -81,19 +79,9 @@ int main(int argc, char **argv)
       {128, 128, 8192, "small mn, long k"}};
   int reps = argc > 1 ? atoi(argv[1]) : 20, i, count = (int)(sizeof problems / sizeof problems[0]);
   problem one = {0, 0, 0, "given"};
-  void *cublas = open_cublas(), *handle;
+  void *handle, *cublas = bench_open(&cu, &stream, &ev0, &ev1, &handle);
   cublas_sgemm_fn sgemm = (cublas_sgemm_fn)dlsym(cublas, "cublasSgemm_v2");
-  CUcontext ctx;
   double worst_square = 1e9;
-  cudrv_load(&cu, &ctx);
-  CU(cu.StreamCreate(&stream, CU_STREAM_NON_BLOCKING));
-  CU(cu.EventCreate(&ev0, 0));
-  CU(cu.EventCreate(&ev1, 0));
-  if (((cublas_create_fn)dlsym(cublas, "cublasCreate_v2"))(&handle) ||
-      ((cublas_set_stream_fn)dlsym(cublas, "cublasSetStream_v2"))(handle, stream)) {
-    fprintf(stderr, "cublasCreate failed\n");
-    return 1;
-  }
   printf("%-15s op %6s %6s %6s %10s %10s %7s %9s\n", "shape", "m", "n", "k", "dlgemm", "cuBLAS",
          "ratio", "rel.diff");
   const char *op = argc > 5 ? argv[5] : "nn";

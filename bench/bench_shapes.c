@@ -29,8 +29,6 @@
 #include "dlgemm.h"
 #include "core/half.h"
 
-typedef int (*cublas_create_fn)(void **);
-typedef int (*cublas_set_stream_fn)(void *, CUstream);
 typedef int (*cublas_batched_fn)(void *, int, int, int, int, int, const void *, const void *,
                                  int, int, long long, const void *, int, int, long long,
                                  const void *, void *, int, int, long long, int, int, int);
@@ -196,16 +194,10 @@ int main(int argc, char **argv)
   double log_sum = 0, cls_sum = 0;
   int counted = 0, cls_n = 0;
   const char *cls = NULL;
-  void *cublas = open_cublas();
-  CUcontext ctx;
+  void *cublas = bench_open(&cu, &stream, &ev0, &ev1, &handle);
   batched = (cublas_batched_fn)dlsym(cublas, "cublasGemmStridedBatchedEx");
-  cudrv_load(&cu, &ctx);
-  CU(cu.StreamCreate(&stream, CU_STREAM_NON_BLOCKING));
-  CU(cu.EventCreate(&ev0, 0));
-  CU(cu.EventCreate(&ev1, 0));
-  if (!batched || ((cublas_create_fn)dlsym(cublas, "cublasCreate_v2"))(&handle) ||
-      ((cublas_set_stream_fn)dlsym(cublas, "cublasSetStream_v2"))(handle, stream)) {
-    fprintf(stderr, "cuBLAS setup failed\n");
+  if (!batched) {
+    fprintf(stderr, "cuBLAS has no cublasGemmStridedBatchedEx\n");
     return 1;
   }
   printf("%-14s %-5s %2s %6s %6s %6s %5s %5s %9s %9s %6s %9s\n", "class", "type", "op", "m", "n",

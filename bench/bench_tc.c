@@ -31,8 +31,6 @@
 #include "dlgemm.h"
 #include "core/half.h"
 
-typedef int (*cublas_create_fn)(void **);
-typedef int (*cublas_set_stream_fn)(void *, CUstream);
 typedef int (*cublas_gemmex_fn)(void *, int, int, int, int, int, const void *, const void *, int,
                                 int, const void *, int, int, const void *, void *, int, int, int,
                                 int);
@@ -135,7 +133,6 @@ int main(int argc, char **argv)
   static const int squares[] = {1024, 2048, 3072, 4096, 6144, 8192};
   int reps, i, count = 6, one[3] = {0, 0, 0}, arg = 2;
   void *cublas;
-  CUcontext ctx;
   double worst = 1e9;
   for (i = 0; argc > 1 && i < (int)(sizeof modes / sizeof modes[0]); i++)
     if (!strcmp(argv[1], modes[i].name)) md = &modes[i];
@@ -148,15 +145,10 @@ int main(int argc, char **argv)
   reps = argc > arg ? atoi(argv[arg]) : 20;
   if (argc > arg + 3)
     one[0] = atoi(argv[arg + 1]), one[1] = atoi(argv[arg + 2]), one[2] = atoi(argv[arg + 3]), count = 1;
-  cublas = open_cublas();
+  cublas = bench_open(&cu, &stream, &ev0, &ev1, &handle);
   gemmex = (cublas_gemmex_fn)dlsym(cublas, "cublasGemmEx");
-  cudrv_load(&cu, &ctx);
-  CU(cu.StreamCreate(&stream, CU_STREAM_NON_BLOCKING));
-  CU(cu.EventCreate(&ev0, 0));
-  CU(cu.EventCreate(&ev1, 0));
-  if (!gemmex || ((cublas_create_fn)dlsym(cublas, "cublasCreate_v2"))(&handle) ||
-      ((cublas_set_stream_fn)dlsym(cublas, "cublasSetStream_v2"))(handle, stream)) {
-    fprintf(stderr, "cuBLAS setup failed\n");
+  if (!gemmex) {
+    fprintf(stderr, "cuBLAS has no cublasGemmEx\n");
     return 1;
   }
   printf("%-6s %2s %6s %6s %6s %10s %10s %7s %10s %10s\n", md->name, trans_a ? "tn" : "nn", "m", "n",
