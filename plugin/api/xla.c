@@ -91,7 +91,7 @@ static const char *read_attrs(const dlg_xla_attrs *attrs, double *alpha, double 
       *alpha = *(const double *)s->value;
     else if (is_scalar && s->dtype == DLG_XLA_F64 && same_name(name, "beta"))
       *beta = *(const double *)s->value;
-    else if (is_scalar && s->dtype == 4 /* S32 */ && same_name(name, "precision"))
+    else if (is_scalar && s->dtype == DLG_XLA_S32 && same_name(name, "precision"))
       *precision = *(const int32_t *)s->value;
     else {
       snprintf(why, sizeof why, "dlgemm: attribute '%.*s' is not taken (alpha: f64, beta: f64, "
