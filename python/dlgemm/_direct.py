@@ -128,6 +128,7 @@ class Torch:
         self.half = (torch.float16, torch.bfloat16)
         self.raw_stream = torch._C._cuda_getCurrentRawStream  # 0.25 us; current_stream() 8
         self.empty_strided = torch.empty_strided  # 2.0 us; Tensor.new_empty 5.4
+        self.devices = _Devices(torch)  # index -> torch.device: Tensor.device costs 0.24 us
 
     def run(self, dev, a, sa, b, sb, c, sc, tc, wa, wc, alpha, beta, precision, stream):
         """dlgemm_matmul on CUDA tensors of device dev whose shapes (and C's
@@ -155,7 +156,7 @@ class Torch:
         if out is None:
             sc = _result_shape(sa, sb)
             tc = _compact_strides(sc)
-            c, wc = self.empty_strided(sc, tc, dtype=dt, device=a.device), w
+            c, wc = self.empty_strided(sc, tc, dtype=dt, device=self.devices[dev]), w
         else:
             wc = words.get(out.dtype)
             if out.get_device() != dev or out.requires_grad or not (
@@ -167,6 +168,16 @@ class Torch:
         if st:
             raise error(st)
         return c
+
+
+class _Devices(dict):
+    def __init__(self, torch):
+        super().__init__()
+        self.torch = torch
+
+    def __missing__(self, index):
+        d = self[index] = self.torch.device("cuda", index)
+        return d
 
 
 def _compact_strides(shape):

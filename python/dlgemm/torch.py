@@ -43,15 +43,6 @@ _F32 = torch.float32
 _WORDS = {}  # dtype -> its DLDataType word: float32, float16, bfloat16 only
 
 
-class _Devices(dict):
-    def __missing__(self, index):
-        d = self[index] = torch.device("cuda", index)
-        return d
-
-
-_DEVICES = _Devices()
-
-
 def _checked(ts):
     """(dtype, its DLDataType word, device) when the operands share a dtype
     dlgemm takes and a device, and no CUDA graph is being captured (a graph
@@ -71,13 +62,14 @@ def _product(a, sa, b, sb, sc, checked, alpha=1.0, beta=0.0, fill=None):
     """A fresh compact C of shape sc (filled with `fill` broadcast, when given)
     plus alpha a b on dlgemm; None when dlgemm refused the call."""
     dt, w, dev = checked
+    direct = _state["direct"]
     tc = _compact(sc)
-    c = _empty_strided(sc, tc, dtype=dt, device=_DEVICES[dev])
+    c = _empty_strided(sc, tc, dtype=dt, device=direct.devices[dev])
     if fill is not None:
         c.copy_(fill)
     precision = 1 if dt is _F32 and _allow_tf32() else 0
-    st = _state["direct"].run(dev, a, sa, b, sb, c, sc, tc, w, w, alpha, beta, precision,
-                              _raw_stream(dev))
+    st = direct.run(dev, a, sa, b, sb, c, sc, tc, w, w, alpha, beta, precision,
+                    _raw_stream(dev))
     return c if st == 0 else None
 
 
