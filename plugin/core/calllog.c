@@ -29,3 +29,14 @@ void dlg_log_call(const dlg_gemm *g, const char *layout, const char *backend, co
           g->dtype == DLG_F32 && g->dtype_in == DLG_F32 ? policy[g->precision] : "", backend, why,
           seconds * 1e3, seconds > 0 ? dlg_flops(g) / seconds * 1e-9 : 0.0);
 }
+
+void dlg_log_factor(const dlg_factor *f, const char *backend, const char *why, double seconds)
+{
+  char info[32] = "";
+  if (!dlg_config_get()->verbose) return;
+  if (f->info) snprintf(info, sizeof info, " info=%d", f->info);
+  fprintf(stderr, "dlgemm: %s m=%lld n=%lld lda=%lld%s -> %s (%s)%s %.3f ms %.2f GFLOP/s\n",
+          f->origin, (long long)f->m, (long long)f->n, (long long)f->lda,
+          f->kind == DLG_POTRF ? (f->lower ? " uplo=L" : " uplo=U") : "", backend, why, info,
+          seconds * 1e3, seconds > 0 ? dlg_factor_flops(f) / seconds * 1e-9 : 0.0);
+}

@@ -80,6 +80,20 @@ static void parse_tile(int *bm, int *bn)
   }
 }
 
+static long fault_count[4];
+static pthread_mutex_t fault_lock = PTHREAD_MUTEX_INITIALIZER;
+
+int dlg_fault_injected(int what)
+{
+  const dlg_config *cfg = dlg_config_get();
+  int hit;
+  if ((int)cfg->fault != what) return 0;
+  pthread_mutex_lock(&fault_lock);
+  hit = ++fault_count[what] == cfg->fault_at;
+  pthread_mutex_unlock(&fault_lock);
+  return hit;
+}
+
 /* oom|launch|copy:<n>, n >= 1 */
 static void parse_fault(void)
 {
@@ -89,6 +103,7 @@ static void parse_fault(void)
   long at;
   int i;
   config.fault = DLG_FAULT_NONE, config.fault_at = 0;
+  memset(fault_count, 0, sizeof fault_count); /* a reload starts counting again */
   if (!v || !*v) return;
   if (sscanf(v, "%15[a-z]:%ld%c", word, &at, &tail) == 2 && at >= 1)
     for (i = 1; i < 4; i++)
@@ -129,6 +144,7 @@ static void load(void)
   config.pinned_mb = parse_nonnegative("DLGEMM_PINNED_MB", 256);
   config.device_mb = parse_nonnegative("DLGEMM_DEVICE_MB", 0);
   config.recalibrate = parse_bool("DLGEMM_CALIBRATE", 0);
+  config.lapack_min_n = parse_nonnegative("DLGEMM_LAPACK_MIN_N", DLG_DEFAULT_LAPACK_MIN_N);
   parse_fault();
 }
 

@@ -31,12 +31,21 @@ typedef struct dlg_config {
    * kind in this process fails, for tests of the fallback. */
   enum { DLG_FAULT_NONE, DLG_FAULT_OOM, DLG_FAULT_LAUNCH, DLG_FAULT_COPY } fault;
   long fault_at;
+  /* DLGEMM_LAPACK_MIN_N: factorizations (dgetrf_, dpotrf_...) with
+   * min(m, n) below it stay on the next LAPACK */
+  double lapack_min_n;
   int min_mnk_set;        /* DLGEMM_MIN_MNK was given: it, not the model, routes host calls */
 } dlg_config;
 
 #define DLG_DEFAULT_MIN_MNK (256.0 * 256.0 * 256.0)
+#define DLG_DEFAULT_LAPACK_MIN_N 384.0
 
 const dlg_config *dlg_config_get(void);
+/* Whether this GPU event of kind `what` (DLG_FAULT_OOM, _LAUNCH, _COPY) is
+ * the n-th of its kind that DLGEMM_INJECT_FAULT names: the host-array
+ * engine and the factorizations ask before each allocation, launch, copy. */
+int dlg_fault_injected(int what);
+
 /* Re-read the environment (tests change it between cases). */
 void dlg_config_reload(void);
 

@@ -70,6 +70,8 @@ static inline void *dlg_batch_at(const dlg_matrix *x, int64_t p, size_t es)
   return x->data ? (char *)x->data + (size_t)(p * x->bs) * es : NULL;
 }
 
+struct dlg_factor; /* core/factor.h */
+
 typedef struct dlg_backend {
   const char *name;
   dlgemm_backend family;
@@ -85,6 +87,11 @@ typedef struct dlg_backend {
    * than on the next BLAS (the backend's cost model), with why[] saying by
    * how much.  Without it DLGEMM_MIN_MNK decides. */
   int (*prefer)(const dlg_gemm *g, char *why, size_t why_len);
+  /* Optional: a LAPACK factorization of host arrays (core/factor.h), with
+   * the same contract as run (on failure the caller's arrays are untouched),
+   * and whether one is worth running here.  NULL where the backend has none. */
+  dlgemm_status (*factor)(struct dlg_factor *f);
+  int (*factor_pays)(const struct dlg_factor *f, char *why, size_t why_len);
 } dlg_backend;
 
 #endif

@@ -73,6 +73,17 @@ static void *resolve(const interface *in, const char *routine, char *from, size_
               in->override_name, in->override, name);
     }
   }
+  {
+    char plain[32];
+    snprintf(plain, sizeof plain, "%s_", routine);
+    return dlg_cpu_next(name, in->library, plain, from, from_len);
+  }
+}
+
+void *dlg_cpu_next(const char *name, const char *library, const char *name_there, char *from,
+                   size_t from_len)
+{
+  void *sym, *h;
   if ((sym = lookup(RTLD_NEXT, name))) {
     describe(from, from_len, sym, "next in process");
     return sym;
@@ -81,16 +92,11 @@ static void *resolve(const interface *in, const char *routine, char *from, size_
     describe(from, from_len, sym, "in process");
     return sym;
   }
-  {
-    void *h = dlopen(in->library, RTLD_NOW | RTLD_LOCAL);
-    char plain[32];
-    snprintf(plain, sizeof plain, "%s_", routine);
-    if (h && (sym = lookup(h, plain))) {
-      char how[64];
-      snprintf(how, sizeof how, "dlopen %s", in->library);
-      describe(from, from_len, sym, how);
-      return sym;
-    }
+  if ((h = dlopen(library, RTLD_NOW | RTLD_LOCAL)) && (sym = lookup(h, name_there))) {
+    char how[64];
+    snprintf(how, sizeof how, "dlopen %s", library);
+    describe(from, from_len, sym, how);
+    return sym;
   }
   return NULL;
 }

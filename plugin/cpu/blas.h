@@ -51,6 +51,12 @@ typedef struct dlg_cpu_blas {
  * libblas64.so.3 (Debian's netlib ILP64 build keeps the reference names),
  * else the built-in loops.  Never libdlgemm.so itself. */
 const dlg_cpu_blas *dlg_cpu_blas_get(void);
+/* The next definition of name in the process that is not libdlgemm's own
+ * (RTLD_NEXT, then RTLD_DEFAULT), else name_there in library through
+ * dlopen; NULL if none.  from[] says where it came from.  Also how the
+ * next LAPACK is found (cpu/lapack.c). */
+void *dlg_cpu_next(const char *name, const char *library, const char *name_there, char *from,
+                   size_t from_len);
 /* Forget the resolution (tests change DLGEMM_CPU_BLAS between cases). */
 void dlg_cpu_blas_reset(void);
 

@@ -131,3 +131,25 @@ const dlg_backend *route_pick_backend(const dlg_gemm *g, dlgemm_backend requeste
   return route_pick_from(g, requested, dlg_config_get(), builtin_table,
                          sizeof builtin_table / sizeof builtin_table[0], why, why_len);
 }
+
+const dlg_backend *route_pick_factor(const dlg_factor *f, char *why, size_t why_len)
+{
+  const dlg_config *cfg = dlg_config_get();
+  char reason[160];
+  size_t i;
+  if (cfg->force == DLG_FORCE_CPU) {
+    dlg_copy_text(why, why_len, "DLGEMM_FORCE=cpu");
+    return NULL;
+  }
+  for (i = 0; i < sizeof builtin_table / sizeof builtin_table[0]; i++) {
+    const dlg_backend *be = builtin_table[i];
+    if (!be->factor || be->probe(reason, sizeof reason)) continue;
+    if (cfg->force == DLG_FORCE_GPU) {
+      dlg_copy_text(why, why_len, "DLGEMM_FORCE=gpu");
+      return be;
+    }
+    return be->factor_pays(f, why, why_len) ? be : NULL;
+  }
+  dlg_copy_text(why, why_len, "no usable GPU backend");
+  return NULL;
+}

@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 #include "core/config.h"
+#include "core/factor.h"
 #include "core/gemm.h"
 
 /* Choose a backend for g from table[0..n).  requested is the options'
@@ -22,5 +23,9 @@ const dlg_backend *route_pick_backend(const dlg_gemm *g, dlgemm_backend requeste
 /* The first usable GPU backend that supports g, or NULL; used by the host
  * paths to fall back after a GPU failure and by the router itself. */
 const dlg_backend *route_gpu_for(const dlg_gemm *g, const dlg_backend *const *table, size_t n);
+
+/* The GPU backend that takes factorization f (DLGEMM_FORCE, then the
+ * backend's factor_pays), or NULL for the next LAPACK; why[] says why. */
+const dlg_backend *route_pick_factor(const dlg_factor *f, char *why, size_t why_len);
 
 #endif

@@ -19,6 +19,7 @@
 #include "cpu/blas.h"
 #include "route/route.h"
 #include "shims/common/blas_call.h"
+#include "shims/common/lapack_call.h"
 
 typedef void (*xerbla_fn)(const char *srname, const int *info, size_t srname_len);
 typedef void (*xerbla64_fn)(const char *srname, const int64_t *info, size_t srname_len);
@@ -168,6 +169,12 @@ static int gemm_inside(const blas_call *x)
 void blas_gemm(const blas_call *x)
 {
   int info;
+  /* inside a small factorization left to the CPU: no routing (unless the
+   * call log must account for it) */
+  if (lapack_in_cpu_factor() && !blas_gemm_info(x) && !dlg_config_get()->verbose) {
+    forward(x);
+    return;
+  }
   dlg_call_enter();
   info = gemm_inside(x);
   dlg_call_leave();

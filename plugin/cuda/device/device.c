@@ -105,6 +105,21 @@ static CUresult load_hgemm(const dlg_cuda_api *cu, const dlg_cuda_device *dev, c
   return r;
 }
 
+/* The factorizations' small kernels (lapack.cu), float and double. */
+static CUresult load_lapack(const dlg_cuda_api *cu, dlg_cuda_device *dev)
+{
+  static const char *const names[DLG_LAPACK_KERNELS] = {"lu_column", "laswp", "trsm_leaf",
+                                                        "potrf_leaf", "tri_add"};
+  char name[48];
+  CUresult r = CUDA_SUCCESS;
+  int t;
+  for (t = 0; !r && t < 2 * DLG_LAPACK_KERNELS; t++) {
+    snprintf(name, sizeof name, "dlg_%s_%c", names[t % DLG_LAPACK_KERNELS], "sd"[t / DLG_LAPACK_KERNELS]);
+    r = get_kernel(cu, dev, "lapack", name, 0, &dev->lapack[t / DLG_LAPACK_KERNELS][t % DLG_LAPACK_KERNELS]);
+  }
+  return r;
+}
+
 /* The wgmma families, where the sm_90a images loaded.  Not having them (a
  * build without sm_90, another chip, a load failure) only means the
  * mma.sync kernels run. */
@@ -198,6 +213,7 @@ static int setup(dlg_cuda_device *dev, int ordinal, char *why, size_t len)
   /* mma.sync has no promoting variant: 3xTF32 runs as TF32 there (hgemm_args.h) */
   dev->hgemm_mma[DLG_TC_TF32X3][3] = dev->hgemm_mma[DLG_TC_TF32][3];
   if (!r) r = get_kernel(cu, dev, "tf32_pack", "dlg_tf32_pack", 0, &dev->tf32_pack);
+  if (!r) r = load_lapack(cu, dev);
   if (!r) load_wgmma(cu, dev);
   if (!r) r = create_pool(cu, dev, ordinal);
   cu->CtxPopCurrent(NULL);

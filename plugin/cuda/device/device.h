@@ -14,6 +14,9 @@
 
 enum { DLG_CUDA_MAX_MODULES = 16 };
 
+/* lapack.cu's kernels, in the order of its names (device.c) */
+enum { DLG_LU_COLUMN, DLG_LASWP, DLG_TRSM_LEAF, DLG_POTRF_LEAF, DLG_TRI_ADD, DLG_LAPACK_KERNELS };
+
 typedef struct dlg_cuda_device {
   int ordinal;
   CUcontext ctx;     /* the primary context: the one the runtime API uses too */
@@ -29,6 +32,7 @@ typedef struct dlg_cuda_device {
   /* hgemm_mma.cu, [DLG_TC_* kind][a_kc * 2 + b_kc]; TF32 has kk only */
   CUfunction hgemm_mma[DLG_TC_KINDS][4];
   CUfunction tf32_pack;         /* tf32_pack.cu */
+  CUfunction lapack[2][DLG_LAPACK_KERNELS]; /* lapack.cu: [0 float, 1 double][kernel] */
   /* hgemm_wgmma.cu, [width index, DLG_WGMMA_BN(i)] then as hgemm_mma (TF32
    * also rk); NULL without sm_90a, or where a width has no kernel of that kind */
   CUfunction hgemm_wgmma[DLG_WGMMA_WIDTHS][DLG_TC_KINDS][4];

@@ -112,21 +112,6 @@ typedef struct job {
   double t0, gather, scatter, first_launch, sent;
 } job;
 
-static long fault_count[4];
-static pthread_mutex_t fault_lock = PTHREAD_MUTEX_INITIALIZER;
-
-/* Whether this engine event of kind `what` is the one DLGEMM_INJECT_FAULT names. */
-static int injected(int what)
-{
-  const dlg_config *cfg = dlg_config_get();
-  int hit;
-  if ((int)cfg->fault != what) return 0;
-  pthread_mutex_lock(&fault_lock);
-  hit = ++fault_count[what] == cfg->fault_at;
-  pthread_mutex_unlock(&fault_lock);
-  return hit;
-}
-
 static int failed(job *j, CUresult r, const char *step)
 {
   if (r && !j->err) j->err = r, j->step = step;
@@ -269,7 +254,7 @@ static int service_output(job *j)
 
 static CUresult alloc(job *j, CUdeviceptr *p, size_t bytes, CUstream s)
 {
-  if (injected(DLG_FAULT_OOM)) return CUDA_ERROR_OUT_OF_MEMORY;
+  if (dlg_fault_injected(DLG_FAULT_OOM)) return CUDA_ERROR_OUT_OF_MEMORY;
   return j->cu->MemAllocFromPoolAsync(p, bytes ? bytes : 256, j->dev->pool, s);
 }
 
@@ -301,7 +286,7 @@ static int send(job *j, item *x)
     c.srcMemoryType = CU_MEMORYTYPE_HOST, c.srcHost = x->lines.base, c.srcPitch = x->lines.pitch;
     c.dstMemoryType = CU_MEMORYTYPE_DEVICE, c.dstDevice = x->dev, c.dstPitch = x->lines.width;
     c.WidthInBytes = x->lines.width, c.Height = x->lines.height;
-    if (failed(j, injected(DLG_FAULT_COPY) ? CUDA_ERROR_UNKNOWN : cu->Memcpy2DAsync(&c, o->h2d),
+    if (failed(j, dlg_fault_injected(DLG_FAULT_COPY) ? CUDA_ERROR_UNKNOWN : cu->Memcpy2DAsync(&c, o->h2d),
                "copy to device"))
       return 0;
   }
@@ -316,7 +301,7 @@ static int send(job *j, item *x)
       dlg_copy_lines(&x->lines, off, len, buf, 1, o->threads);
       j->gather += dlg_now() - t0;
     }
-    if (failed(j, injected(DLG_FAULT_COPY) ? CUDA_ERROR_UNKNOWN
+    if (failed(j, dlg_fault_injected(DLG_FAULT_COPY) ? CUDA_ERROR_UNKNOWN
                                             : cu->MemcpyHtoDAsync(x->dev + off, buf, len, o->h2d),
                "copy to device") ||
         failed(j, cu->EventRecord(o->chunk_done[k], o->h2d), "copy to device"))
@@ -353,7 +338,7 @@ static int launch(job *j, int t)
   d.a = dlg_staged_view(&a->view, a->dev);
   d.b = dlg_staged_view(&b->view, b->dev);
   d.c = dlg_staged_view(&(dlg_matrix){NULL, x->rows, x->cols, j->g->c.rs, j->g->c.cs, 0}, x->dev);
-  if (injected(DLG_FAULT_LAUNCH)) return !failed(j, CUDA_ERROR_LAUNCH_FAILED, "kernel launch");
+  if (dlg_fault_injected(DLG_FAULT_LAUNCH)) return !failed(j, CUDA_ERROR_LAUNCH_FAILED, "kernel launch");
   if (dlg_cuda_gemm(j->dev, &d, s) != DLGEMM_OK)
     return !failed(j, CUDA_ERROR_LAUNCH_FAILED, "kernel launch");
   if (failed(j, cu->EventRecord(o->events[x->event], s), "kernel launch")) return 0;
@@ -639,4 +624,84 @@ unlock:
   free(host);
   return r ? dlg_fail(DLGEMM_ERR_BACKEND_FAILED, "measuring the link: %s", dlg_cuda_error(r))
            : DLGEMM_OK;
+}
+
+/* --- whole matrices, for the factorizations ------------------------------- */
+
+/* Whole columns per chunk: each chunk is one 2-D copy into the padded
+ * device matrix.  To the device: gather chunk i while chunk i-1 crosses.
+ * To the host: chunk i crosses while chunk i - nin is scattered. */
+static CUresult transfer(const dlg_cuda_api *cu, dlg_offload *o, const dlg_lines *l,
+                         CUdeviceptr d, size_t dpitch, int to_device, CUstream s)
+{
+  const size_t per = o->chunk / l->width, n = (l->height + per - 1) / per;
+  size_t i, k;
+  CUresult r = CUDA_SUCCESS;
+  for (k = 0; k < (size_t)o->nin; k++) /* the slots are free once their last copies are */
+    if (o->chunk_busy[k] && !(r = cu->EventSynchronize(o->chunk_done[k]))) o->chunk_busy[k] = 0;
+  for (i = 0; !r && i < n + (to_device ? 0 : (size_t)o->nin); i++) {
+    const size_t slot = i % (size_t)o->nin;
+    char *buf = o->pinned + slot * o->chunk;
+    if (!to_device && i >= (size_t)o->nin && i - o->nin < n) { /* scatter chunk i - nin */
+      const size_t c0 = (i - o->nin) * per;
+      const size_t c = l->height - c0 < per ? l->height - c0 : per;
+      if ((r = cu->EventSynchronize(o->chunk_done[slot]))) break;
+      dlg_copy_lines(l, c0 * l->width, c * l->width, buf, 0, o->threads);
+    }
+    if (i < n) {
+      const size_t c0 = i * per, c = l->height - c0 < per ? l->height - c0 : per;
+      CUDA_MEMCPY2D m;
+      memset(&m, 0, sizeof m);
+      if (to_device) {
+        if ((r = cu->EventSynchronize(o->chunk_done[slot]))) break;
+        dlg_copy_lines(l, c0 * l->width, c * l->width, buf, 1, o->threads);
+        m.srcMemoryType = CU_MEMORYTYPE_HOST, m.srcHost = buf, m.srcPitch = l->width;
+        m.dstMemoryType = CU_MEMORYTYPE_DEVICE, m.dstDevice = d + c0 * dpitch, m.dstPitch = dpitch;
+      } else {
+        m.srcMemoryType = CU_MEMORYTYPE_DEVICE, m.srcDevice = d + c0 * dpitch, m.srcPitch = dpitch;
+        m.dstMemoryType = CU_MEMORYTYPE_HOST, m.dstHost = buf, m.dstPitch = l->width;
+      }
+      m.WidthInBytes = l->width, m.Height = c;
+      if ((r = dlg_fault_injected(DLG_FAULT_COPY) ? CUDA_ERROR_UNKNOWN : cu->Memcpy2DAsync(&m, s)) ||
+          (r = cu->EventRecord(o->chunk_done[slot], s)))
+        break;
+    }
+  }
+  return r ? r : cu->StreamSynchronize(s);
+}
+
+dlgemm_status dlg_cuda_offload_matrix(dlg_cuda_device *dev, void *host, int64_t ld, CUdeviceptr d,
+                                      int64_t dld, int64_t rows, int64_t cols, size_t es,
+                                      int to_device, CUstream s)
+{
+  char why[160];
+  const dlg_cuda_api *cu = dlg_cuda_api_get(why, sizeof why);
+  dlg_offload *o = engine_of(dev);
+  const dlg_lines l = {host, (size_t)rows * es, (size_t)ld * es, (size_t)cols};
+  CUresult r;
+  if (!cu) return DLGEMM_ERR_NO_BACKEND;
+  if (!rows || !cols) return DLGEMM_OK;
+  pthread_mutex_lock(&o->lock);
+  if (!(r = cu->CtxPushCurrent(dev->ctx))) {
+    if (!o->ready && !(r = setup(dev, cu))) o->ready = 1;
+    if (!r && l.width <= o->chunk) {
+      r = transfer(cu, o, &l, d, (size_t)dld * es, to_device, s);
+    } else if (!r) { /* a column longer than a chunk: the driver's own staging */
+      CUDA_MEMCPY2D m;
+      memset(&m, 0, sizeof m);
+      m.srcMemoryType = to_device ? CU_MEMORYTYPE_HOST : CU_MEMORYTYPE_DEVICE;
+      m.dstMemoryType = to_device ? CU_MEMORYTYPE_DEVICE : CU_MEMORYTYPE_HOST;
+      if (to_device) m.srcHost = host, m.srcPitch = l.pitch, m.dstDevice = d, m.dstPitch = dld * es;
+      else m.srcDevice = d, m.srcPitch = dld * es, m.dstHost = host, m.dstPitch = l.pitch;
+      m.WidthInBytes = l.width, m.Height = l.height;
+      if (!(r = dlg_fault_injected(DLG_FAULT_COPY) ? CUDA_ERROR_UNKNOWN : cu->Memcpy2DAsync(&m, s)))
+        r = cu->StreamSynchronize(s);
+    }
+    cu->CtxPopCurrent(NULL);
+  }
+  pthread_mutex_unlock(&o->lock);
+  if (r)
+    return dlg_fail(DLGEMM_ERR_BACKEND_FAILED, "CUDA copy %s the device failed: %s",
+                    to_device ? "to" : "from", dlg_cuda_error(r));
+  return DLGEMM_OK;
 }

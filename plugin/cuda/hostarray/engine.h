@@ -19,4 +19,13 @@ dlgemm_status dlg_cuda_offload(dlg_cuda_device *dev, const dlg_gemm *g);
 dlgemm_status dlg_cuda_offload_measure(dlg_cuda_device *dev, double *to_device,
                                        double *to_host, double *staging);
 
+/* A column-major host matrix (rows x cols, leading dimension ld, elements of
+ * es bytes) to or from device memory d (leading dimension dld) on stream s,
+ * through the engine's pinned chunks and copy threads: the link's speed
+ * rather than one memcpy thread's.  Synchronous (to the device: the copy
+ * has left the host buffer; kernels queued on s after it see it). */
+dlgemm_status dlg_cuda_offload_matrix(dlg_cuda_device *dev, void *host, int64_t ld, CUdeviceptr d,
+                                      int64_t dld, int64_t rows, int64_t cols, size_t es,
+                                      int to_device, CUstream s);
+
 #endif

@@ -1,0 +1,71 @@
+#!/bin/bash
+# lapack.sh - the same unmodified reference-LAPACK program (bench_lapack:
+# xGETRF, xPOTRF, xGEQRF on malloc'ed matrices, each with its solve and
+# residual) four ways in one job on the GPU machine: plain (reference
+# LAPACK on netlib BLAS, one core), dlgemm LD_PRELOAD'ed, NVBLAS
+# LD_PRELOAD'ed (netlib as its CPU BLAS), and OpenBLAS's own LAPACK and BLAS
+# on every core (its liblapack.so.3 and libblas.so.3 found first).  Prints
+# GFLOP/s side by side with the ratios and every residual.
+#
+# usage: bench/lapack.sh BUILD OUT [ROUTINES] [SIZES] [PLAIN_LIMIT_SECONDS]
+#   OPENBLAS_DIR (default $DEVDEPS_OPENBLAS): the folder of OpenBLAS's
+#   liblapack.so.3; RUNS (default "plain dlgemm openblas nvblas"); RUN_LIMIT
+#   (seconds, default 1800): each run is stopped after it, keeping its lines
+set -u
+build=$1 out=$2
+routines=${3:-dgetrf,dpotrf,dgeqrf,sgetrf,spotrf}
+sizes=${4:-64,128,256,512,1024,2048,4096,8192,16384}
+limit=${5:-60}
+runs=${RUNS:-plain dlgemm openblas nvblas}
+run_limit=${RUN_LIMIT:-1800}
+bin=$build/bench/bench_lapack lib=$build/libdlgemm.so
+mkdir -p "$out"
+netlib=$(ldd "$bin" | awk '/libblas/ {print $3}')
+nvblas=${NVBLAS_LIB:-$(ls /usr/local/cuda/lib64/libnvblas.so* 2>/dev/null | head -1)}
+openblas=${OPENBLAS_DIR:-${DEVDEPS_OPENBLAS:-}}
+echo "program: $bin; LAPACK: $(ldd "$bin" | awk '/liblapack/ {print $3}'); BLAS: $netlib"
+echo "NVBLAS: ${nvblas:-not found}; OpenBLAS: ${openblas:-not found}; cores: $(nproc)"
+for run in $runs; do
+  case $run in
+    plain) timeout "$run_limit" "$bin" "$routines" "$sizes" "$limit" ;;
+    dlgemm) # timed quietly; then DLGEMM_VERBOSE's account of two sizes
+      LD_PRELOAD=$lib timeout "$run_limit" "$bin" "$routines" "$sizes"
+      DLGEMM_VERBOSE=1 LD_PRELOAD=$lib "$bin" "$routines" 256,4096 2>"$out/lapack_dlgemm.log" >&2 ;;
+    nvblas)
+      [ -n "$nvblas" ] || continue
+      printf 'NVBLAS_LOGFILE %s\nNVBLAS_CPU_BLAS_LIB %s\nNVBLAS_GPU_LIST ALL\nNVBLAS_AUTOPIN_MEM_ENABLED\n' \
+        "$out/nvblas.log" "$netlib" >"$out/nvblas.conf"
+      NVBLAS_CONFIG_FILE=$out/nvblas.conf LD_PRELOAD=$nvblas timeout "$run_limit" "$bin" "$routines" "$sizes" ;;
+    openblas)
+      [ -n "$openblas" ] || continue
+      LD_LIBRARY_PATH=$openblas:${LD_LIBRARY_PATH:-} timeout "$run_limit" "$bin" "$routines" "$sizes" ;;
+  esac >"$out/lapack_$run.txt"
+  echo "$run done"
+done
+# The summary of the dlgemm log: where each factorization call went.
+grep -E "^dlgemm: [sd](getrf|potrf)_" "$out/lapack_dlgemm.log" 2>/dev/null |
+  sed 's/^dlgemm: \([a-z]*_\) .* -> \([a-z-]*\) .*/\1 \2/' | sort | uniq -c
+
+python3 - "$out" $runs <<'PY'
+import re, sys
+out, runs = sys.argv[1], sys.argv[2:]
+res = {}
+for run in runs:
+    try:
+        for line in open(f"{out}/lapack_{run}.txt"):
+            m = re.match(r"(\w+) n=(\d+) seconds=(\S+) gflops=(\S+) residual=(\S+) info=(\S+)", line)
+            if m:
+                res.setdefault((m[1], int(m[2])), {})[run] = (float(m[4]), float(m[5]), int(m[6]))
+    except FileNotFoundError:
+        pass
+head = "".join(f"{r:>10}" for r in runs)
+print(f"{'routine':>8} {'n':>6}{head} {'dl/openblas':>12} {'dl/plain':>9} {'dl/nvblas':>10}  residuals (GFLOP/s)")
+def ratio(d, a, b):
+    return f"{d[a][0] / d[b][0]:.2f}" if a in d and b in d and d[b][0] > 0 else "-"
+for (rt, n) in sorted(res, key=lambda k: (k[0], k[1])):
+    d = res[(rt, n)]
+    cols = "".join(f"{d[r][0]:>10.1f}" if r in d else f"{'-':>10}" for r in runs)
+    resid = " ".join(f"{r}={d[r][1]:.2g}" + (f"(info {d[r][2]})" if d[r][2] else "") for r in runs if r in d)
+    print(f"{rt:>8} {n:>6}{cols} {ratio(d, 'dlgemm', 'openblas'):>12} {ratio(d, 'dlgemm', 'plain'):>9} "
+          f"{ratio(d, 'dlgemm', 'nvblas'):>10}  {resid}")
+PY

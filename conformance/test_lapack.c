@@ -1,0 +1,388 @@
+/*
+ * test_lapack.c - xGETRF and xPOTRF through dlgemm against the reference
+ * LAPACK, as a program linked with -llapack -lblas sees them (libdlgemm.so
+ * comes first in its link order, as LD_PRELOAD would put it).
+ *
+ *   usage: test_lapack cpu|gpu [CASES]
+ *
+ * The reference is liblapack.so.3's own routine, called on a copy of the
+ * same input through dlopen: in "cpu" mode (no GPU, or DLGEMM_FORCE=cpu)
+ * every result must be bit for bit the reference's; in "gpu" mode
+ * (DLGEMM_FORCE=gpu, skips without a usable GPU) the factors must
+ * reconstruct A within LAPACK's own test threshold (30, in units of
+ * n |A| eps), pivots must be legal and INFO equal.  Both modes check:
+ *   - odd shapes (m != n, 1, primes, around the 32 leaf), lda > m with the
+ *     rows beyond m poisoned and left bit for bit alone, uplo L and U with
+ *     the other triangle left alone;
+ *   - a zero column (INFO from GETRF), a matrix that is not positive
+ *     definite (INFO from POTRF, and the reference's partial factor);
+ *   - host writes between calls: in place, by memcpy, from another thread,
+ *     and two matrices interleaved in one array (lda = 2n);
+ *   - 200 more calls with the device memory and the process's resident
+ *     memory flat (gpu mode).
+ * DLGEMM_INJECT_FAULT (ctest runs oom, launch and copy faults) must change
+ * nothing here: the faulted call ends on the CPU with the same checks.
+ */
+#include <dlfcn.h>
+#include <float.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "gpu_probe.h"
+#include "testutil.h"
+#ifdef DLGEMM_HAVE_CUDA
+#include "cudrv.h"
+#endif
+
+void dgetrf_(const int *, const int *, double *, const int *, int *, int *);
+void sgetrf_(const int *, const int *, float *, const int *, int *, int *);
+void dpotrf_(const char *, const int *, double *, const int *, int *, size_t);
+void spotrf_(const char *, const int *, float *, const int *, int *, size_t);
+
+typedef void (*getrf_fn)(const int *, const int *, void *, const int *, int *, int *);
+typedef void (*potrf_fn)(const char *, const int *, void *, const int *, int *, size_t);
+static getrf_fn ref_getrf[2];
+static potrf_fn ref_potrf[2];
+static int gpu_mode, failures, checks;
+static rng r = {0x2545F4914F6CDD1Dull};
+
+#define CHECK(cond, ...)                                                                           \
+  do {                                                                                             \
+    checks++;                                                                                      \
+    if (!(cond)) {                                                                                 \
+      if (++failures <= 20) printf("FAIL: " __VA_ARGS__), printf("\n");                            \
+    }                                                                                              \
+  } while (0)
+
+/* A matrix of either precision, kept as double for the checks. */
+typedef struct mat {
+  int d; /* double (1) or float (0) */
+  int m, n, lda;
+  void *x;
+} mat;
+
+static double get(const mat *a, int i, int j)
+{
+  size_t o = (size_t)i + (size_t)j * a->lda;
+  return a->d ? ((double *)a->x)[o] : ((float *)a->x)[o];
+}
+static void put(mat *a, int i, int j, double v)
+{
+  size_t o = (size_t)i + (size_t)j * a->lda;
+  if (a->d) ((double *)a->x)[o] = v;
+  else ((float *)a->x)[o] = (float)v;
+}
+static size_t bytes(const mat *a) { return (size_t)a->lda * a->n * (a->d ? 8 : 4); }
+static mat alloc_like(const mat *a)
+{
+  mat b = *a;
+  b.x = malloc(bytes(a));
+  memcpy(b.x, a->x, bytes(a));
+  return b;
+}
+
+/* Random m x n with NaN in the padding rows (must stay as they are);
+ * kind 'p': symmetric, diagonally dominant (positive definite). */
+static mat make(int d, int m, int n, int pad, char kind)
+{
+  mat a = {d, m, n, m + pad, NULL};
+  int i, j;
+  a.x = malloc(bytes(&a) ? bytes(&a) : 8);
+  for (j = 0; j < n; j++)
+    for (i = 0; i < a.lda; i++) put(&a, i, j, i < m ? rng_unit(&r) : NAN);
+  if (kind == 'p')
+    for (j = 0; j < n; j++) {
+      for (i = 0; i < j; i++) put(&a, i, j, get(&a, j, i));
+      put(&a, j, j, n + 1.0);
+    }
+  return a;
+}
+
+static double eps(const mat *a) { return a->d ? DBL_EPSILON : FLT_EPSILON; }
+static double norm1(const mat *a)
+{
+  double best = 0;
+  int i, j;
+  for (j = 0; j < a->n; j++) {
+    double s = 0;
+    for (i = 0; i < a->m; i++) s += fabs(get(a, i, j));
+    if (s > best) best = s;
+  }
+  return best;
+}
+
+/* |P L U - A| / (n |A| eps), P from ipiv, in double. */
+static double lu_residual(const mat *a0, const mat *f, const int *ipiv)
+{
+  const int m = a0->m, n = a0->n, k = m < n ? m : n;
+  double *pa = malloc(sizeof(double) * m * n), worst = 0, an = norm1(a0);
+  int i, j, l;
+  for (j = 0; j < n; j++)
+    for (i = 0; i < m; i++) pa[i + (size_t)j * m] = get(a0, i, j);
+  for (i = 0; i < k; i++) /* P^T A: the interchanges in order */
+    for (j = 0; j < n; j++) {
+      double t = pa[i + (size_t)j * m];
+      pa[i + (size_t)j * m] = pa[ipiv[i] - 1 + (size_t)j * m];
+      pa[ipiv[i] - 1 + (size_t)j * m] = t;
+    }
+  for (j = 0; j < n; j++) {
+    double col = 0;
+    for (i = 0; i < m; i++) {
+      double s = 0;
+      for (l = 0; l <= (i < j ? i : j) && l < k; l++)
+        s += (l == i ? 1.0 : get(f, i, l)) * get(f, l, j);
+      col += fabs(s - pa[i + (size_t)j * m]);
+    }
+    if (col > worst) worst = col;
+  }
+  free(pa);
+  return an > 0 ? worst / (an * (m > n ? m : n) * eps(a0)) : worst;
+}
+
+/* |L L^T - A| / (n |A| eps) over the referenced triangle (upper: U^T U). */
+static double chol_residual(const mat *a0, const mat *f, int lower)
+{
+  const int n = a0->n;
+  double worst = 0, an = norm1(a0);
+  int i, j, l;
+  for (j = 0; j < n; j++) {
+    double col = 0;
+    for (i = j; i < n; i++) {
+      double s = 0;
+      for (l = 0; l <= j; l++)
+        s += lower ? get(f, i, l) * get(f, j, l) : get(f, l, i) * get(f, l, j);
+      col += fabs(s - (lower ? get(a0, i, j) : get(a0, j, i)));
+    }
+    if (col > worst) worst = col;
+  }
+  return worst / (an * n * eps(a0));
+}
+
+/* Everything outside what the routine may write is bit for bit as before. */
+static int untouched(const mat *before, const mat *after, char uplo)
+{
+  int i, j;
+  for (j = 0; j < before->n; j++)
+    for (i = 0; i < before->lda; i++) {
+      int written = i < before->m && (uplo == 0 || (uplo == 'L' ? i >= j : i <= j));
+      size_t o = (size_t)i + (size_t)j * before->lda, es = before->d ? 8 : 4;
+      if (!written && memcmp((char *)before->x + o * es, (char *)after->x + o * es, es)) return 0;
+    }
+  return 1;
+}
+
+/* Ours (the program's dgetrf_) against the reference on a copy. */
+static void check_getrf(mat *a, const char *what)
+{
+  mat ours = alloc_like(a), ref = alloc_like(a);
+  const int k = a->m < a->n ? a->m : a->n;
+  int *ip = calloc(k + 1, sizeof(int)), *ipr = calloc(k + 1, sizeof(int)), info = -7, infor = -7, i;
+  if (a->d) dgetrf_(&a->m, &a->n, ours.x, &a->lda, ip, &info);
+  else sgetrf_(&a->m, &a->n, ours.x, &a->lda, ip, &info);
+  ref_getrf[a->d](&a->m, &a->n, ref.x, &a->lda, ipr, &infor);
+  CHECK(info == infor, "%s %cgetrf m=%d n=%d lda=%d: info %d, reference %d", what, "sd"[a->d],
+        a->m, a->n, a->lda, info, infor);
+  CHECK(untouched(a, &ours, 0), "%s %cgetrf m=%d n=%d: rows beyond m were written", what,
+        "sd"[a->d], a->m, a->n);
+  if (!gpu_mode) {
+    CHECK(!memcmp(ours.x, ref.x, bytes(a)) && !memcmp(ip, ipr, sizeof(int) * k),
+          "%s %cgetrf m=%d n=%d: not bit for bit the reference's", what, "sd"[a->d], a->m, a->n);
+  } else {
+    double res = lu_residual(a, &ours, ip);
+    int legal = 1;
+    for (i = 0; i < k; i++) legal &= ip[i] >= i + 1 && ip[i] <= a->m;
+    CHECK(legal, "%s %cgetrf m=%d n=%d: illegal pivot", what, "sd"[a->d], a->m, a->n);
+    CHECK(res < 30, "%s %cgetrf m=%d n=%d lda=%d: residual %.3g", what, "sd"[a->d], a->m, a->n,
+          a->lda, res);
+  }
+  free(ours.x), free(ref.x), free(ip), free(ipr);
+}
+
+static void check_potrf(mat *a, char uplo, const char *what)
+{
+  mat ours = alloc_like(a), ref = alloc_like(a);
+  int info = -7, infor = -7;
+  if (a->d) dpotrf_(&uplo, &a->n, ours.x, &a->lda, &info, 1);
+  else spotrf_(&uplo, &a->n, ours.x, &a->lda, &info, 1);
+  ref_potrf[a->d](&uplo, &a->n, ref.x, &a->lda, &infor, 1);
+  CHECK(info == infor, "%s %cpotrf n=%d uplo=%c: info %d, reference %d", what, "sd"[a->d], a->n,
+        uplo, info, infor);
+  CHECK(untouched(a, &ours, uplo), "%s %cpotrf n=%d uplo=%c: wrote outside its triangle", what,
+        "sd"[a->d], a->n, uplo);
+  /* not positive definite: the reference's partial factor, from the reference */
+  if (!gpu_mode || infor > 0)
+    CHECK(!memcmp(ours.x, ref.x, bytes(a)), "%s %cpotrf n=%d uplo=%c: not bit for bit the "
+          "reference's", what, "sd"[a->d], a->n, uplo);
+  else {
+    double res = chol_residual(a, &ours, uplo == 'L');
+    CHECK(res < 30, "%s %cpotrf n=%d uplo=%c lda=%d: residual %.3g", what, "sd"[a->d], a->n, uplo,
+          a->lda, res);
+  }
+  free(ours.x), free(ref.x);
+}
+
+static void *writer(void *arg)
+{
+  mat *a = arg;
+  int i, j;
+  for (j = 0; j < a->n; j++)
+    for (i = 0; i < a->m; i++) put(a, i, j, rng_unit(&r));
+  return NULL;
+}
+
+/* A host write between two calls is never lost: in place, memcpy, another
+ * thread; and two matrices sharing one array. */
+static void host_writes(int d)
+{
+  const int n = 300;
+  mat a = make(d, n, n, 0, 'g'), b = make(d, n, n, 0, 'g'), buf;
+  int *ip = malloc(sizeof(int) * n), info, i, j;
+  pthread_t t;
+  mat work = alloc_like(&a);
+  if (d) dgetrf_(&n, &n, work.x, &n, ip, &info); /* the first call */
+  else sgetrf_(&n, &n, work.x, &n, ip, &info);
+  memcpy(work.x, a.x, bytes(&a));
+  put(&work, 7, 9, 5.0), put(&a, 7, 9, 5.0); /* in place, then again */
+  check_getrf(&work, "after an in-place write");
+  memcpy(work.x, b.x, bytes(&b));
+  check_getrf(&work, "after a memcpy");
+  pthread_create(&t, NULL, writer, &work);
+  pthread_join(t, NULL);
+  check_getrf(&work, "after another thread's writes");
+  /* two n x n matrices interleaved column by column in one array */
+  buf = make(d, 2 * n, n, 0, 'g');
+  {
+    mat first = {d, n, n, 2 * n, buf.x}, second = {d, n, n, 2 * n, (char *)buf.x + (d ? 8 : 4) * n};
+    mat keep = alloc_like(&buf);
+    check_getrf(&first, "interleaved, first");
+    if (d) dgetrf_(&n, &n, first.x, &first.lda, ip, &info);
+    else sgetrf_(&n, &n, first.x, &first.lda, ip, &info);
+    memcpy(keep.x, buf.x, bytes(&buf));
+    check_getrf(&second, "interleaved, second");
+    if (d) dgetrf_(&n, &n, second.x, &second.lda, ip, &info);
+    else sgetrf_(&n, &n, second.x, &second.lda, ip, &info);
+    for (j = 0; j < n; j++)
+      for (i = 0; i < n; i++)
+        CHECK(get(&buf, i, j) == get(&keep, i, j), "interleaved: the second call wrote the "
+              "first matrix at (%d, %d)", i, j);
+    free(keep.x);
+  }
+  free(a.x), free(b.x), free(buf.x), free(work.x), free(ip);
+}
+
+/* With a fault injected, the library is not asked (its probe would take the
+ * fault): the driver says whether a GPU is there. */
+static int have_gpu(void)
+{
+  void *h = dlopen("libcuda.so.1", RTLD_NOW);
+  int (*init)(unsigned), (*count)(int *), n = 0;
+  if (!h) return 0;
+  *(void **)&init = dlsym(h, "cuInit"), *(void **)&count = dlsym(h, "cuDeviceGetCount");
+  return init && count && init(0) == 0 && count(&n) == 0 && n > 0;
+}
+
+static long rss_kb(void)
+{
+  long kb = 0;
+  char line[256];
+  FILE *f = fopen("/proc/self/status", "r");
+  while (f && fgets(line, sizeof line, f))
+    if (!strncmp(line, "VmRSS:", 6)) kb = atol(line + 6);
+  if (f) fclose(f);
+  return kb;
+}
+
+static void long_run(void)
+{
+  const int n = 400;
+  mat a = make(1, n, n, 0, 'p'), w = alloc_like(&a);
+  int *ip = malloc(sizeof(int) * n), info, i;
+  long rss0 = 0;
+  size_t free0 = 0, free1 = 0, total = 0;
+#ifdef DLGEMM_HAVE_CUDA
+  cudrv cu;
+  CUcontext ctx;
+  cudrv_load(&cu, &ctx);
+#endif
+  for (i = 0; i < 200; i++) {
+    memcpy(w.x, a.x, bytes(&a));
+    if (i % 2) dgetrf_(&n, &n, w.x, &n, ip, &info);
+    else dpotrf_("L", &n, w.x, &n, &info, 1);
+    if (i == 9) {
+      rss0 = rss_kb();
+#ifdef DLGEMM_HAVE_CUDA
+      cu.MemGetInfo(&free0, &total);
+#endif
+    }
+  }
+#ifdef DLGEMM_HAVE_CUDA
+  cu.MemGetInfo(&free1, &total);
+#endif
+  CHECK(free1 + (4u << 20) >= free0, "device memory fell by %.1f MB over 190 calls",
+        ((double)free0 - (double)free1) / 1048576.0);
+  CHECK(rss_kb() - rss0 < 16384, "resident memory grew by %ld kB over 190 calls", rss_kb() - rss0);
+  printf("long run: 200 calls, device free %.1f -> %.1f MB, RSS +%ld kB\n", free0 / 1048576.0,
+         free1 / 1048576.0, rss_kb() - rss0);
+  free(a.x), free(w.x), free(ip);
+}
+
+int main(int argc, char **argv)
+{
+  static const int shapes[][2] = {{1, 1},   {2, 2},   {3, 5},     {5, 3},    {17, 17},
+                                  {31, 64}, {64, 31}, {33, 33},   {65, 65},  {100, 37},
+                                  {37, 100}, {127, 127}, {257, 200}, {300, 300}, {611, 577}};
+  static const int orders[] = {1, 2, 17, 31, 32, 33, 64, 65, 100, 257, 300, 613};
+  void *h = dlopen("liblapack.so.3", RTLD_NOW | RTLD_LOCAL);
+  size_t s;
+  int d;
+  (void)argc;
+  gpu_mode = argc > 1 && !strcmp(argv[1], "gpu");
+  if (!h || !(ref_getrf[0] = (getrf_fn)dlsym(h, "sgetrf_"))) {
+    printf("SKIP: no reference LAPACK (liblapack.so.3): %s\n", dlerror());
+    return 77;
+  }
+  ref_getrf[1] = (getrf_fn)dlsym(h, "dgetrf_");
+  ref_potrf[0] = (potrf_fn)dlsym(h, "spotrf_");
+  ref_potrf[1] = (potrf_fn)dlsym(h, "dpotrf_");
+  if (gpu_mode && getenv("DLGEMM_INJECT_FAULT") && !have_gpu()) {
+    printf("SKIP: test_lapack gpu needs an NVIDIA GPU\n");
+    return 77;
+  }
+  if (gpu_mode && !getenv("DLGEMM_INJECT_FAULT") && !cuda_backend_usable("test_lapack gpu"))
+    return 77;
+  for (d = 0; d < 2; d++) {
+    for (s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+      int pad;
+      for (pad = 0; pad <= 3; pad += 3) {
+        mat a = make(d, shapes[s][0], shapes[s][1], pad, 'g');
+        check_getrf(&a, "random");
+        free(a.x);
+      }
+    }
+    for (s = 0; s < sizeof orders / sizeof orders[0]; s++) {
+      mat a = make(d, orders[s], orders[s], orders[s] % 2 ? 5 : 0, 'p');
+      check_potrf(&a, 'L', "positive definite");
+      check_potrf(&a, 'U', "positive definite");
+      if (orders[s] > 40) { /* not positive definite from column 41 on */
+        put(&a, 40, 40, -1.0);
+        check_potrf(&a, 'L', "indefinite");
+        check_potrf(&a, 'U', "indefinite");
+      }
+      free(a.x);
+    }
+    { /* an exactly singular matrix: column 6 zero */
+      mat a = make(d, 90, 90, 1, 'g');
+      int i;
+      for (i = 0; i < 90; i++) put(&a, i, 5, 0.0);
+      check_getrf(&a, "singular");
+      free(a.x);
+    }
+    host_writes(d);
+  }
+  if (gpu_mode) long_run();
+  printf("%s: %d checks, %d failed (%s mode)\n", failures ? "FAIL" : "PASS", checks, failures,
+         gpu_mode ? "gpu" : "cpu");
+  return failures ? 1 : 0;
+}

@@ -1,0 +1,190 @@
+/*
+ * lapack.cu - the small kernels of the GPU factorizations
+ * (plugin/cuda/lapack/factor.c): what recursion leaves over once every
+ * large product has gone to the GEMM kernels.
+ *
+ *   lu_column   one column of LU: the pivot search (IDAMAX's choice), the
+ *               swap within the column, the scaling by 1/pivot (DGETRF2's
+ *               N = 1 case, sfmin rule included)
+ *   laswp       row interchanges over a range of columns, in pivot order
+ *   trsm_leaf   forward substitution with a lower triangle of order <= 32,
+ *               for many vectors at once (columns for LU's U12, rows for
+ *               Cholesky's L21)
+ *   potrf_leaf  Cholesky of a diagonal block of order <= 32, in one warp
+ *   tri_add     C += W on the lower triangle of a diagonal block (SYRK's
+ *               leaves: the GEMM computes the whole square into W, only the
+ *               referenced triangle of C is written)
+ *
+ * Matrices are views (rs, cs element strides), so that Cholesky's upper
+ * case is the lower case of the transposed view.  INFO lives on the device;
+ * the first leaf to fail sets it (atomicCAS from 0) and the later leaves
+ * that would compute on a failed factor return at once.  None of these
+ * kernels carries the flops: their job is to be correct and short.
+ */
+#include <stdint.h>
+
+enum { LEAF = 32 };
+
+template <typename T> __device__ __forceinline__ T absval(T x) { return x < T(0) ? -x : x; }
+
+/* One block.  The search keeps IDAMAX's choice: the first index of the
+ * largest |a|, NaN never larger (so NaN wins only as the first element). */
+template <typename T>
+__device__ void lu_column(T *col, long long m, long long j, int *ipiv, int *info, T sfmin)
+{
+  __shared__ T best_v[32];
+  __shared__ long long best_i[32];
+  __shared__ int zero;
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nwarps = blockDim.x >> 5;
+  T v = T(-1);
+  long long idx = j;
+  for (long long r = j + threadIdx.x; r < m; r += blockDim.x) {
+    const T x = absval(col[r]);
+    if (x > v) v = x, idx = r;
+  }
+  for (int o = 16; o; o >>= 1) {
+    const T ov = __shfl_down_sync(0xffffffffu, v, o);
+    const long long oi = __shfl_down_sync(0xffffffffu, idx, o);
+    if (ov > v || (ov == v && oi < idx)) v = ov, idx = oi;
+  }
+  if (lane == 0) best_v[warp] = v, best_i[warp] = idx;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    for (int w = 1; w < nwarps; w++)
+      if (best_v[w] > v || (best_v[w] == v && best_i[w] < idx)) v = best_v[w], idx = best_i[w];
+    if (col[j] != col[j]) idx = j; /* a NaN first: nothing compares larger */
+    ipiv[j] = (int)idx + 1;
+    zero = col[idx] == T(0);
+    if (!zero) {
+      const T t = col[idx];
+      col[idx] = col[j];
+      col[j] = t;
+    } else {
+      atomicCAS(info, 0, (int)j + 1); /* DGETRF2: INFO set, no interchange, no scaling */
+    }
+  }
+  __syncthreads();
+  if (zero) return;
+  const T p = col[j];
+  if (absval(p) >= sfmin) {
+    const T r = T(1) / p;
+    for (long long i = j + 1 + threadIdx.x; i < m; i += blockDim.x) col[i] *= r;
+  } else {
+    for (long long i = j + 1 + threadIdx.x; i < m; i += blockDim.x) col[i] /= p;
+  }
+}
+
+/* Pivots k1..k2-1 (1-based absolute rows in ipiv) applied in order to the
+ * columns [0, ncols) of a, one column per thread. */
+template <typename T>
+__device__ void laswp(T *a, long long ld, int ncols, const int *ipiv, int k1, int k2)
+{
+  const long long c = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  if (c >= ncols) return;
+  T *col = a + c * ld;
+  for (int i = k1; i < k2; i++) {
+    const int p = ipiv[i] - 1;
+    if (p != i) {
+      const T t = col[i];
+      col[i] = col[p];
+      col[p] = t;
+    }
+  }
+}
+
+/* x := L^{-1} x for nvec vectors x (element e of vector v at
+ * x[v*vs + e*xs]), L lower of order n <= 32 (element (i,k) at
+ * l[i*lrs + k*lcs]), unit diagonal or not. */
+template <typename T>
+__device__ void trsm_leaf(const T *l, long long lrs, long long lcs, int n, int unit, T *x,
+                          long long xs, long long vs, long long nvec)
+{
+  __shared__ T s[LEAF][LEAF + 1];
+  for (int t = threadIdx.x; t < LEAF * LEAF; t += blockDim.x) {
+    const int i = t % LEAF, k = t / LEAF;
+    s[i][k] = (i < n && k <= i) ? l[i * lrs + k * lcs] : T(0);
+  }
+  __syncthreads();
+  const long long v = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  if (v >= nvec) return;
+  T *p = x + v * vs;
+  T r[LEAF];
+#pragma unroll
+  for (int i = 0; i < LEAF; i++) {
+    if (i < n) {
+      T acc = p[i * xs];
+#pragma unroll
+      for (int k = 0; k < i; k++) acc -= s[i][k] * r[k];
+      r[i] = unit ? acc : acc / s[i][i];
+      p[i * xs] = r[i];
+    }
+  }
+}
+
+/* The lower Cholesky factor of the n x n (n <= 32) block a, in place, one
+ * warp: lane i owns row i.  INFO (off + j + 1 for the first pivot that is
+ * not positive) as DPOTRF reports it; on failure nothing is written. */
+template <typename T>
+__device__ void potrf_leaf(T *a, long long rs, long long cs, int n, int off, int *info)
+{
+  __shared__ T s[LEAF][LEAF + 1];
+  const int i = threadIdx.x;
+  if (*info) return;
+  for (int k = 0; k < n; k++) s[i][k] = (i < n && k <= i) ? a[i * rs + k * cs] : T(0);
+  __syncwarp();
+  for (int j = 0; j < n; j++) {
+    const T ajj = s[j][j];
+    if (!(ajj > T(0))) { /* also NaN, as DPOTRF's test */
+      if (i == 0) atomicCAS(info, 0, off + j + 1);
+      return;
+    }
+    const T d = sqrt(ajj);
+    __syncwarp();
+    if (i == j) s[j][j] = d;
+    if (i > j && i < n) s[i][j] /= d;
+    __syncwarp();
+    if (i > j && i < n)
+      for (int k = j + 1; k <= i; k++) s[i][k] -= s[i][j] * s[k][j];
+    __syncwarp();
+  }
+  if (i < n)
+    for (int k = 0; k <= i; k++) a[i * rs + k * cs] = s[i][k];
+}
+
+/* c(i,j) += w(i,j) for j <= i < n; w column-major with leading dimension n. */
+template <typename T>
+__device__ void tri_add(T *c, long long rs, long long cs, const T *w, int n)
+{
+  const int i = blockIdx.x * blockDim.x + threadIdx.x, j = blockIdx.y;
+  if (i < n && i >= j) c[i * rs + j * cs] += w[i + (long long)j * n];
+}
+
+#define DLG_LAPACK_KERNELS(T, x)                                                                   \
+  extern "C" __global__ void __launch_bounds__(512)                                              \
+      dlg_lu_column_##x(T *col, long long m, long long j, int *ipiv, int *info, T sfmin)         \
+  {                                                                                              \
+    lu_column<T>(col, m, j, ipiv, info, sfmin);                                                  \
+  }                                                                                              \
+  extern "C" __global__ void dlg_laswp_##x(T *a, long long ld, int ncols, const int *ipiv,       \
+                                           int k1, int k2)                                       \
+  {                                                                                              \
+    laswp<T>(a, ld, ncols, ipiv, k1, k2);                                                        \
+  }                                                                                              \
+  extern "C" __global__ void __launch_bounds__(128)                                              \
+      dlg_trsm_leaf_##x(const T *l, long long lrs, long long lcs, int n, int unit, T *xv,        \
+                        long long xs, long long vs, long long nvec)                              \
+  {                                                                                              \
+    trsm_leaf<T>(l, lrs, lcs, n, unit, xv, xs, vs, nvec);                                        \
+  }                                                                                              \
+  extern "C" __global__ void dlg_potrf_leaf_##x(T *a, long long rs, long long cs, int n, int off, \
+                                                int *info)                                       \
+  {                                                                                              \
+    potrf_leaf<T>(a, rs, cs, n, off, info);                                                      \
+  }                                                                                              \
+  extern "C" __global__ void dlg_tri_add_##x(T *c, long long rs, long long cs, const T *w, int n) \
+  {                                                                                              \
+    tri_add<T>(c, rs, cs, w, n);                                                                 \
+  }
+
+DLG_LAPACK_KERNELS(float, s)
+DLG_LAPACK_KERNELS(double, d)

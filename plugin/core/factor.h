@@ -1,0 +1,36 @@
+/*
+ * factor.h - a LAPACK factorization as the backends see it, whichever
+ * symbol it came through (dgetrf_, spotrf_...): the counterpart of
+ * dlg_gemm for the routines that are not products.
+ */
+#ifndef DLG_FACTOR_H
+#define DLG_FACTOR_H
+
+#include <stdint.h>
+#include "core/gemm.h"
+
+typedef enum dlg_factor_kind {
+  DLG_GETRF = 0, /* LU with partial pivoting: A = P L U */
+  DLG_POTRF = 1  /* Cholesky: A = L L^T (uplo 'L') or U^T U ('U') */
+} dlg_factor_kind;
+
+typedef struct dlg_factor {
+  dlg_factor_kind kind;
+  dlg_dtype dtype;    /* DLG_F32 or DLG_F64 */
+  int64_t m, n;       /* POTRF: m == n */
+  void *a;            /* host, column-major */
+  int64_t lda;
+  int *ipiv;          /* GETRF: min(m, n) row indices, 1-based, as LAPACK's */
+  int lower;          /* POTRF: the triangle referenced and written */
+  int info;           /* out: LAPACK's INFO (> 0: singular / not positive definite) */
+  const char *origin; /* the symbol the program called, for DLGEMM_VERBOSE */
+} dlg_factor;
+
+static inline double dlg_factor_flops(const dlg_factor *f)
+{
+  const double m = (double)f->m, n = (double)f->n, k = m < n ? m : n, big = m < n ? n : m;
+  if (f->kind == DLG_POTRF) return n * n * n / 3.0;
+  return big * k * k - k * k * k / 3.0; /* xGETRF: m n^2 - n^3/3 for m >= n */
+}
+
+#endif

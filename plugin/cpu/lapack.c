@@ -1,0 +1,31 @@
+/*
+ * lapack.c - find the LAPACK that answers the factorizations dlgemm does
+ * not take: the same search as for the next BLAS (cpu/blas.c), over the
+ * LAPACK routine names.
+ */
+#include <pthread.h>
+#include "cpu/blas.h"
+#include "cpu/lapack.h"
+
+static dlg_cpu_lapack lapack;
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+static void *find(const char *name, char *from, size_t from_len)
+{
+  return dlg_cpu_next(name, "liblapack.so.3", name, from, from_len);
+}
+
+static void load(void)
+{
+  char ignored[256];
+  lapack.getrf[0] = (dlg_getrf_fn)find("sgetrf_", ignored, sizeof ignored);
+  lapack.getrf[1] = (dlg_getrf_fn)find("dgetrf_", lapack.from, sizeof lapack.from);
+  lapack.potrf[0] = (dlg_potrf_fn)find("spotrf_", ignored, sizeof ignored);
+  lapack.potrf[1] = (dlg_potrf_fn)find("dpotrf_", ignored, sizeof ignored);
+}
+
+const dlg_cpu_lapack *dlg_cpu_lapack_get(void)
+{
+  pthread_once(&once, load);
+  return &lapack;
+}

@@ -1,0 +1,29 @@
+/*
+ * lapack.h - the "next LAPACK": who answers the factorizations dlgemm does
+ * not take, with the caller's own arguments.
+ */
+#ifndef DLG_CPU_LAPACK_H
+#define DLG_CPU_LAPACK_H
+
+#include <stddef.h>
+
+/* xGETRF and xPOTRF with the Fortran 77 ABI (LP64, one hidden length per
+ * CHARACTER argument); a is float * or double * as the routine's type. */
+typedef void (*dlg_getrf_fn)(const int *m, const int *n, void *a, const int *lda, int *ipiv,
+                             int *info);
+typedef void (*dlg_potrf_fn)(const char *uplo, const int *n, void *a, const int *lda, int *info,
+                             size_t uplo_len);
+
+typedef struct dlg_cpu_lapack {
+  dlg_getrf_fn getrf[2]; /* [0 s, 1 d] */
+  dlg_potrf_fn potrf[2];
+  char from[256];        /* where dgetrf_ came from, for tests */
+} dlg_cpu_lapack;
+
+/* Resolved once: the next definition in the process (the LAPACK the program
+ * was linked with), else liblapack.so.3 through dlopen.  An entry is NULL
+ * when neither has it: a process that calls xGETRF has a LAPACK, so only a
+ * program that dlopen()ed us and calls ours by name can see that. */
+const dlg_cpu_lapack *dlg_cpu_lapack_get(void);
+
+#endif

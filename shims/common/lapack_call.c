@@ -1,0 +1,74 @@
+/*
+ * lapack_call.c - the common path of the LAPACK factorizations.
+ *
+ * Unlike GEMM, nothing here imitates the reference's argument checks: a call
+ * that is not plainly legal and non-empty is forwarded whole, so the next
+ * LAPACK reports it (XERBLA('DGETRF', -INFO) and its INFO) exactly as the
+ * reference would, because it is the reference.
+ */
+#include <stdio.h>
+#include "core/calllog.h"
+#include "core/errors.h"
+#include "core/fork.h"
+#include "cpu/lapack.h"
+#include "route/route.h"
+#include "shims/common/lapack_call.h"
+
+static _Thread_local int cpu_factor_depth;
+
+int lapack_in_cpu_factor(void) { return cpu_factor_depth; }
+
+static int lsame(char c, char ref) { return (c | 0x20) == (ref | 0x20); }
+
+/* Legal and not empty: what the GPU may take. */
+static int computable(const dlg_factor *f, const char *uplo)
+{
+  const int64_t rows = f->kind == DLG_POTRF ? f->n : f->m;
+  if (f->kind == DLG_POTRF && !lsame(*uplo, 'U') && !lsame(*uplo, 'L')) return 0;
+  return f->m > 0 && f->n > 0 && f->lda >= rows;
+}
+
+static void forward(const dlg_factor *f, const char *uplo, const int *m, const int *n,
+                    const int *lda, int *info)
+{
+  const dlg_cpu_lapack *next = dlg_cpu_lapack_get();
+  const int d = f->dtype == DLG_F64;
+  if (f->kind == DLG_GETRF && next->getrf[d]) {
+    next->getrf[d](m, n, f->a, lda, f->ipiv, info);
+  } else if (f->kind == DLG_POTRF && next->potrf[d]) {
+    next->potrf[d](uplo, n, f->a, lda, info, 1);
+  } else {
+    /* only a program that dlopen()ed us and has no LAPACK gets here */
+    dlg_fail(DLGEMM_ERR_NO_BACKEND, "%s: no LAPACK in the process or as liblapack.so.3",
+             f->origin);
+    *info = -1000;
+  }
+}
+
+void lapack_factor(dlg_factor *f, const char *uplo, const int *m, const int *n, const int *lda,
+                   int *info)
+{
+  char why[256] = "illegal or empty: the next LAPACK checks and answers";
+  const dlg_backend *be = NULL;
+  const double t0 = dlg_now();
+  int fell_back = 0;
+  if (f->kind == DLG_POTRF) f->lower = lsame(*uplo, 'L');
+  dlg_call_enter();
+  if (computable(f, uplo) && (be = route_pick_factor(f, why, sizeof why)) && be->factor(f)) {
+    char reason[192];
+    dlg_copy_text(reason, sizeof reason, dlgemm_last_error());
+    snprintf(why, sizeof why, "fallback after %s failed: %s", be->name, reason);
+    be = NULL, fell_back = 1;
+  }
+  if (be) dlg_append_note(why, sizeof why);
+  dlg_call_leave();
+  if (be) {
+    *info = f->info;
+  } else {
+    cpu_factor_depth += !fell_back; /* a GPU failure's products keep their own routing */
+    forward(f, uplo, m, n, lda, info);
+    cpu_factor_depth -= !fell_back;
+    f->info = *info;
+  }
+  dlg_log_factor(f, be ? be->name : "cpu-lapack", why, dlg_now() - t0);
+}
