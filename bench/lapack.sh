@@ -10,11 +10,12 @@
 # usage: bench/lapack.sh BUILD OUT [ROUTINES] [SIZES] [PLAIN_LIMIT_SECONDS]
 #   OPENBLAS_DIR (default $DEVDEPS_OPENBLAS): the folder of OpenBLAS's
 #   liblapack.so.3; RUNS (default "plain dlgemm openblas nvblas"); RUN_LIMIT
-#   (seconds, default 1800): each run is stopped after it, keeping its lines
+#   (seconds, default 1800): each run is stopped after it, keeping its lines;
+#   SIZES_<run> (e.g. SIZES_nvblas): that run's sizes instead of SIZES
 set -u
 build=$1 out=$2
 routines=${3:-dgetrf,dpotrf,dgeqrf,sgetrf,spotrf}
-sizes=${4:-64,128,256,512,1024,2048,4096,8192,16384}
+all_sizes=${4:-64,128,256,384,512,1024,2048,4096,8192,16384}
 limit=${5:-60}
 runs=${RUNS:-plain dlgemm openblas nvblas}
 run_limit=${RUN_LIMIT:-1800}
@@ -26,6 +27,7 @@ openblas=${OPENBLAS_DIR:-${DEVDEPS_OPENBLAS:-}}
 echo "program: $bin; LAPACK: $(ldd "$bin" | awk '/liblapack/ {print $3}'); BLAS: $netlib"
 echo "NVBLAS: ${nvblas:-not found}; OpenBLAS: ${openblas:-not found}; cores: $(nproc)"
 for run in $runs; do
+  eval "sizes=\${SIZES_$run:-$all_sizes}"
   case $run in
     plain) timeout "$run_limit" "$bin" "$routines" "$sizes" "$limit" ;;
     dlgemm) # timed quietly; then DLGEMM_VERBOSE's account of two sizes
