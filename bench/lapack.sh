@@ -11,7 +11,9 @@
 #   OPENBLAS_DIR (default $DEVDEPS_OPENBLAS): the folder of OpenBLAS's
 #   liblapack.so.3; RUNS (default "plain dlgemm openblas nvblas"); RUN_LIMIT
 #   (seconds, default 1800): each run is stopped after it, keeping its lines;
-#   SIZES_<run> (e.g. SIZES_nvblas): that run's sizes instead of SIZES
+#   SIZES_<run> (e.g. SIZES_nvblas): that run's sizes instead of SIZES;
+#   SMALL_SIZES, ROUNDS (default 3): those sizes once more, plain and dlgemm
+#   alternately, the best of each round kept
 set -u
 build=$1 out=$2
 routines=${3:-dgetrf,dpotrf,dgeqrf,sgetrf,spotrf}
@@ -29,6 +31,7 @@ echo "NVBLAS: ${nvblas:-not found}; OpenBLAS: ${openblas:-not found}; cores: $(n
 for run in $runs; do
   eval "sizes=\${SIZES_$run:-$all_sizes}"
   case $run in
+    none) continue ;; # RUNS=none: only the small-size rounds
     plain) timeout "$run_limit" "$bin" "$routines" "$sizes" "$limit" ;;
     dlgemm) # timed quietly; then DLGEMM_VERBOSE's account of two sizes
       LD_PRELOAD=$lib timeout "$run_limit" "$bin" "$routines" "$sizes"
@@ -44,22 +47,32 @@ for run in $runs; do
   esac >"$out/lapack_$run.txt"
   echo "$run done"
 done
+# Small sizes again, plain and dlgemm alternately ROUNDS times (best of each
+# kept): timings of a few milliseconds differ by more than dlgemm's overhead
+# from one process to the next on this machine.
+if [ -n "${SMALL_SIZES:-}" ]; then
+  for round in $(seq "${ROUNDS:-3}"); do
+    "$bin" "$routines" "$SMALL_SIZES" >"$out/lapack_plain.small$round.txt"
+    LD_PRELOAD=$lib "$bin" "$routines" "$SMALL_SIZES" >"$out/lapack_dlgemm.small$round.txt"
+  done
+  echo "small sizes: $ROUNDS rounds of plain and dlgemm, alternately"
+fi
 # The summary of the dlgemm log: where each factorization call went.
 grep -E "^dlgemm: [sd](getrf|potrf)_" "$out/lapack_dlgemm.log" 2>/dev/null |
   sed 's/^dlgemm: \([a-z]*_\) .* -> \([a-z-]*\) .*/\1 \2/' | sort | uniq -c
 
 python3 - "$out" $runs <<'PY'
-import re, sys
-out, runs = sys.argv[1], sys.argv[2:]
+import glob, re, sys
+out, runs = sys.argv[1], [r for r in sys.argv[2:] if r != "none"] or ["plain", "dlgemm"]
 res = {}
-for run in runs:
-    try:
-        for line in open(f"{out}/lapack_{run}.txt"):
+for run in runs:  # lapack_<run>.txt and its rounds lapack_<run>.small<i>.txt: the best
+    for name in glob.glob(f"{out}/lapack_{run}.txt") + glob.glob(f"{out}/lapack_{run}.small*.txt"):
+        for line in open(name):
             m = re.match(r"(\w+) n=(\d+) seconds=(\S+) gflops=(\S+) residual=(\S+) info=(\S+)", line)
             if m:
-                res.setdefault((m[1], int(m[2])), {})[run] = (float(m[4]), float(m[5]), int(m[6]))
-    except FileNotFoundError:
-        pass
+                d = res.setdefault((m[1], int(m[2])), {})
+                if run not in d or float(m[4]) > d[run][0]:
+                    d[run] = (float(m[4]), float(m[5]), int(m[6]))
 head = "".join(f"{r:>10}" for r in runs)
 print(f"{'routine':>8} {'n':>6}{head} {'dl/openblas':>12} {'dl/plain':>9} {'dl/nvblas':>10}  residuals (GFLOP/s)")
 def ratio(d, a, b):

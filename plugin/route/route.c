@@ -11,6 +11,10 @@
  *                             the next BLAS's rate, measured), else the
  *                             DLGEMM_MIN_MNK default.
  *
+ * Factorizations (route_pick_factor): DLGEMM_FORCE=cpu -> the next LAPACK;
+ * =gpu -> a GPU backend with a factor entry; otherwise its factor_pays (a
+ * size threshold, asked before the GPU is even started).
+ *
  * A backend is "usable" when its probe succeeded (driver and device found,
  * kernels loaded) and it supports the dtype, place and precision of the call.
  */
@@ -143,12 +147,12 @@ const dlg_backend *route_pick_factor(const dlg_factor *f, char *why, size_t why_
   }
   for (i = 0; i < sizeof builtin_table / sizeof builtin_table[0]; i++) {
     const dlg_backend *be = builtin_table[i];
-    if (!be->factor || be->probe(reason, sizeof reason)) continue;
-    if (cfg->force == DLG_FORCE_GPU) {
-      dlg_copy_text(why, why_len, "DLGEMM_FORCE=gpu");
-      return be;
-    }
-    return be->factor_pays(f, why, why_len) ? be : NULL;
+    if (!be->factor) continue;
+    /* the size test first: a small factorization never starts the GPU */
+    if (cfg->force != DLG_FORCE_GPU && !be->factor_pays(f, why, why_len)) return NULL;
+    if (be->probe(reason, sizeof reason)) continue;
+    if (cfg->force == DLG_FORCE_GPU) dlg_copy_text(why, why_len, "DLGEMM_FORCE=gpu");
+    return be;
   }
   dlg_copy_text(why, why_len, "no usable GPU backend");
   return NULL;
