@@ -166,15 +166,24 @@ static int gemm_inside(const blas_call *x)
   return 0;
 }
 
+int blas_gemm_passthrough(dlg_dtype dtype, const char *ta, const char *tb, const int *m,
+                          const int *n, const int *k, const void *alpha, const void *a,
+                          const int *lda, const void *b, const int *ldb, const void *beta, void *c,
+                          const int *ldc)
+{
+  const dlg_cpu_blas *blas;
+  if (!lapack_in_cpu_factor()) return 0;
+  blas = dlg_cpu_blas_get();
+  if (dtype == DLG_F32)
+    blas->sgemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, 1, 1);
+  else
+    blas->dgemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, 1, 1);
+  return 1;
+}
+
 void blas_gemm(const blas_call *x)
 {
   int info;
-  /* inside a small factorization left to the CPU: no routing (unless the
-   * call log must account for it) */
-  if (lapack_in_cpu_factor() && !blas_gemm_info(x) && !dlg_config_get()->verbose) {
-    forward(x);
-    return;
-  }
   dlg_call_enter();
   info = gemm_inside(x);
   dlg_call_leave();

@@ -29,6 +29,17 @@ int blas_gemm_info(const blas_call *call);
  * arguments (so its answer is bit for bit what the program would have had). */
 void blas_gemm(const blas_call *call);
 
+/* Inside a factorization that the router left to the next LAPACK as too
+ * small (lapack_call.h): the caller's own LP64 arguments straight to the
+ * next BLAS, which checks them and reports to xerbla_ as the reference
+ * does, and 1; otherwise 0 and nothing done.  The products of a small
+ * factorization are smaller still: routing each would cost more than some
+ * of them take (130 of them at n = 64, 0.4 us each). */
+int blas_gemm_passthrough(dlg_dtype dtype, const char *ta, const char *tb, const int *m,
+                          const int *n, const int *k, const void *alpha, const void *a,
+                          const int *lda, const void *b, const int *ldb, const void *beta, void *c,
+                          const int *ldc);
+
 /* Report an illegal argument the way the reference's SGEMM does:
  * CALL XERBLA(SRNAME, INFO), through the process's xerbla_ (ILP64 calls:
  * xerbla_64_, whose INFO is an int64_t). */

@@ -8,13 +8,15 @@
  */
 #include <stdio.h>
 #include "core/calllog.h"
+#include "core/config.h"
 #include "core/errors.h"
 #include "core/fork.h"
 #include "cpu/lapack.h"
 #include "route/route.h"
 #include "shims/common/lapack_call.h"
 
-static _Thread_local int cpu_factor_depth;
+/* initial-exec: read on every sgemm_/dgemm_ call, so no __tls_get_addr */
+static _Thread_local int cpu_factor_depth __attribute__((tls_model("initial-exec")));
 
 int lapack_in_cpu_factor(void) { return cpu_factor_depth; }
 
@@ -65,9 +67,12 @@ void lapack_factor(dlg_factor *f, const char *uplo, const int *m, const int *n, 
   if (be) {
     *info = f->info;
   } else {
-    cpu_factor_depth += !fell_back; /* a GPU failure's products keep their own routing */
+    /* a GPU failure's products keep their own routing, and the call log
+     * accounts for every product */
+    const int direct = !fell_back && !dlg_config_get()->verbose;
+    cpu_factor_depth += direct;
     forward(f, uplo, m, n, lda, info);
-    cpu_factor_depth -= !fell_back;
+    cpu_factor_depth -= direct;
     f->info = *info;
   }
   dlg_log_factor(f, be ? be->name : "cpu-lapack", why, dlg_now() - t0);

@@ -14,11 +14,15 @@
                                    const INT *lda, const T *b, const INT *ldb, const T *beta,   \
                                    T *c, const INT *ldc, size_t transa_len, size_t transb_len)  \
   {                                                                                             \
+    (void)transa_len;                                                                           \
+    (void)transb_len;                                                                           \
+    if (!ilp64 && blas_gemm_passthrough(dtype, transa, transb, (const int *)m, (const int *)n,   \
+                                        (const int *)k, alpha, a, (const int *)lda, b,          \
+                                        (const int *)ldb, beta, c, (const int *)ldc))           \
+      return;                                                                                   \
     blas_call x = {dtype, ilp64, *transa, *transb, *m,    *n,    *k, *lda,                      \
                    *ldb,  *ldc,  alpha,   beta,    a,     b,     c,  #P "GEMM ",                \
                    #p "gemm_" #SUFFIX};                                                          \
-    (void)transa_len;                                                                           \
-    (void)transb_len;                                                                           \
     blas_gemm(&x);                                                                              \
   }
 
