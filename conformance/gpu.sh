@@ -7,7 +7,7 @@
 # usage (on the GPU machine, from the repository root):
 #   source .devdeps/env.sh && conformance/gpu.sh [bench-reps]
 # GPU_STEPS picks parts (default all): build ctest python frameworks netlib
-# sanitizer sass ncu bench tcbench shapes hostbench gcnport load; GPU_CMAKE_ARGS
+# lapack sanitizer sass ncu bench tcbench shapes hostbench lapackbench gcnport load; GPU_CMAKE_ARGS
 # adds configure options.
 # Logs go to $OUT (or ./gpu-out); the last lines printed are the summary.
 set -u
@@ -17,7 +17,7 @@ reps=${1:-20}
 build=build-gpu
 summary=()
 note() { summary+=("$1"); echo "== $1"; }
-steps=" ${GPU_STEPS:-build ctest python frameworks netlib sanitizer sass ncu bench tcbench shapes hostbench gcnport load} "
+steps=" ${GPU_STEPS:-build ctest python frameworks netlib lapack sanitizer sass ncu bench tcbench shapes hostbench lapackbench gcnport load} "
 want() { [[ $steps == *" $1 "* ]]; }
 step() { # name, command...
   local name=$1; shift
@@ -66,6 +66,15 @@ done
 # SGEMM under the 3xTF32 policy (FP32-accurate on the tensor cores) through netlib's tester.
 want netlib && step netlib_gpu_xblat3s_3xtf32 env DLGEMM_FORCE=gpu DLGEMM_FP32_MODE=3xtf32 \
   conformance/netlib.sh "$lib" "$DEVDEPS_BLAS_TESTS" xblat3s sblat3.in SGEMM cuda
+# LAPACK's linear-equation testers (prepare liblapack3 liblapack-test libtmglib3) with every
+# computable xGETRF / xPOTRF on the GPU.
+want lapack && [ -n "${DEVDEPS_LAPACK_TESTS:-}" ] &&
+  for spec in "xlintstd dtest.in d" "xlintsts stest.in s"; do
+    set -- $spec
+    step "lapack_gpu_$1" env DLGEMM_FORCE=gpu conformance/lapack_testers.sh "$lib" \
+      "$DEVDEPS_LAPACK_TESTS" "$1" "$2" "$3" cuda
+    grep -E "PASS:|FAIL:" "$out/lapack_gpu_$1.log"
+  done
 if want netlib; then
   step differential_gpu_300 env DLGEMM_FORCE=gpu $build/conformance/test_differential 300
   tail -1 "$out/differential_gpu_300.log"
@@ -129,6 +138,11 @@ if want shapes && [ -x $build/bench/bench_shapes ]; then
   $build/bench/bench_shapes 10 2>&1 | tee "$out/bench_shapes.log"
 fi
 # Host arrays: netlib alone, dlgemm and NVBLAS LD_PRELOAD'ed (issue 5).
+# Reference LAPACK four ways (OpenBLAS from OPENBLAS_DIR or prepare's libopenblas0-pthread).
+if want lapackbench && [ -x $build/bench/bench_lapack ]; then
+  SMALL_SIZES=${LAPACK_SMALL_SIZES:-64,128,256,384,512,1024} RUN_LIMIT=${LAPACK_RUN_LIMIT:-600} \
+    bench/lapack.sh $build "$out/lapackbench" dgetrf,dpotrf,sgetrf,dgeqrf 2>&1 | tee "$out/lapackbench.log"
+fi
 if want hostbench && [ -x $build/bench/host_bench ]; then
   bench/host_bench.sh $build "$out/hostbench" ${HOSTBENCH_SIZES:-} 2>&1 | tee "$out/hostbench.log"
 fi
