@@ -125,6 +125,56 @@ START_TEST(requested_backend_is_never_swapped)
 }
 END_TEST
 
+/* Factorizations: a GPU with a factor entry that pays from n = 384 up, and
+ * a count of its probes (a small factorization must not start the GPU). */
+static int probes;
+static int counting_probe(char *why, size_t n)
+{
+  probes++;
+  return fake_probe(why, n);
+}
+static dlgemm_status fake_factor(struct dlg_factor *f)
+{
+  (void)f;
+  return DLGEMM_OK;
+}
+static int fake_factor_pays(const struct dlg_factor *f, char *why, size_t n)
+{
+  snprintf(why, n, "fake size test");
+  return f->n >= 384;
+}
+static const dlg_backend factor_gpu = {"factor-gpu", DLGEMM_BACKEND_CUDA, counting_probe,
+                                       fake_supports, fake_run, NULL, fake_factor,
+                                       fake_factor_pays};
+static const dlg_backend *const with_factor[] = {&fake_gpu, &factor_gpu, &dlg_backend_cpu};
+
+static const dlg_backend *pick_factor(int n, dlg_force force, char *why)
+{
+  dlg_factor f = {DLG_GETRF, DLG_F64, n, n, NULL, n, NULL, 0, 0, "dgetrf_"};
+  dlg_config cfg = {0, force, DLG_DEFAULT_MIN_MNK, NULL};
+  return route_pick_factor_from(&f, &cfg, with_factor, 3, why, 160);
+}
+
+START_TEST(factorizations_by_size_and_force)
+{
+  char why[160];
+  gpu_present = 1, probes = 0;
+  ck_assert_ptr_null(pick_factor(100, DLG_FORCE_AUTO, why)); /* the next LAPACK */
+  ck_assert(strstr(why, "fake size test"));
+  ck_assert_int_eq(probes, 0); /* decided without starting the GPU */
+  ck_assert_ptr_eq(pick_factor(4096, DLG_FORCE_AUTO, why), &factor_gpu); /* fake_gpu has none */
+  ck_assert_ptr_null(pick_factor(4096, DLG_FORCE_CPU, why));
+  ck_assert(strstr(why, "DLGEMM_FORCE=cpu"));
+  ck_assert_ptr_eq(pick_factor(2, DLG_FORCE_GPU, why), &factor_gpu);
+  ck_assert(strstr(why, "DLGEMM_FORCE=gpu"));
+  gpu_present = 0;
+  ck_assert_ptr_null(pick_factor(4096, DLG_FORCE_GPU, why));
+  ck_assert(strstr(why, "no usable GPU"));
+  ck_assert_ptr_null(route_pick_factor_from(&(dlg_factor){DLG_POTRF, DLG_F32, 999, 999},
+                                            &(dlg_config){0, DLG_FORCE_GPU}, cpu_only, 1, why, 160));
+}
+END_TEST
+
 static void reload(void *unused)
 {
   (void)unused;
@@ -242,6 +292,7 @@ int main(void)
   SRunner *sr;
   int failed;
   tcase_add_test(tc, host_calls_by_size_and_force);
+  tcase_add_test(tc, factorizations_by_size_and_force);
   tcase_add_test(tc, cost_model_routes_unless_overridden);
   tcase_add_test(tc, engine_settings_parse);
   tcase_add_test(tc, unsupported_dtype_stays_on_cpu);

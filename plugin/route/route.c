@@ -136,17 +136,18 @@ const dlg_backend *route_pick_backend(const dlg_gemm *g, dlgemm_backend requeste
                          sizeof builtin_table / sizeof builtin_table[0], why, why_len);
 }
 
-const dlg_backend *route_pick_factor(const dlg_factor *f, char *why, size_t why_len)
+const dlg_backend *route_pick_factor_from(const dlg_factor *f, const dlg_config *cfg,
+                                          const dlg_backend *const *table, size_t n, char *why,
+                                          size_t why_len)
 {
-  const dlg_config *cfg = dlg_config_get();
   char reason[160];
   size_t i;
   if (cfg->force == DLG_FORCE_CPU) {
     dlg_copy_text(why, why_len, "DLGEMM_FORCE=cpu");
     return NULL;
   }
-  for (i = 0; i < sizeof builtin_table / sizeof builtin_table[0]; i++) {
-    const dlg_backend *be = builtin_table[i];
+  for (i = 0; i < n; i++) {
+    const dlg_backend *be = table[i];
     if (!be->factor) continue;
     /* the size test first: a small factorization never starts the GPU */
     if (cfg->force != DLG_FORCE_GPU && !be->factor_pays(f, why, why_len)) return NULL;
@@ -156,4 +157,10 @@ const dlg_backend *route_pick_factor(const dlg_factor *f, char *why, size_t why_
   }
   dlg_copy_text(why, why_len, "no usable GPU backend");
   return NULL;
+}
+
+const dlg_backend *route_pick_factor(const dlg_factor *f, char *why, size_t why_len)
+{
+  return route_pick_factor_from(f, dlg_config_get(), builtin_table,
+                                sizeof builtin_table / sizeof builtin_table[0], why, why_len);
 }

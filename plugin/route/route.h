@@ -24,8 +24,13 @@ const dlg_backend *route_pick_backend(const dlg_gemm *g, dlgemm_backend requeste
  * paths to fall back after a GPU failure and by the router itself. */
 const dlg_backend *route_gpu_for(const dlg_gemm *g, const dlg_backend *const *table, size_t n);
 
-/* The GPU backend that takes factorization f (DLGEMM_FORCE, then the
- * backend's factor_pays), or NULL for the next LAPACK; why[] says why. */
+/* The GPU backend of table[0..n) that takes factorization f (cfg's
+ * DLGEMM_FORCE, then the backend's factor_pays, asked before its probe), or
+ * NULL for the next LAPACK; why[] says why. */
+const dlg_backend *route_pick_factor_from(const dlg_factor *f, const dlg_config *cfg,
+                                          const dlg_backend *const *table, size_t n, char *why,
+                                          size_t why_len);
+/* route_pick_factor_from() over the backends built into this library. */
 const dlg_backend *route_pick_factor(const dlg_factor *f, char *why, size_t why_len);
 
 #endif
