@@ -15,8 +15,10 @@
 #include "route/route.h"
 #include "shims/common/lapack_call.h"
 
-/* initial-exec: read on every sgemm_/dgemm_ call, so no __tls_get_addr */
-static _Thread_local int cpu_factor_depth __attribute__((tls_model("initial-exec")));
+/* Read on every sgemm_/dgemm_ call.  Not the initial-exec TLS model, which
+ * would save a few ns: frameworks dlopen() the library, and static TLS
+ * space for dlopen()ed libraries is not guaranteed. */
+static _Thread_local int cpu_factor_depth;
 
 int lapack_in_cpu_factor(void) { return cpu_factor_depth; }
 
