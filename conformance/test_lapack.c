@@ -46,7 +46,7 @@ typedef void (*potrf_fn)(const char *, const int *, void *, const int *, int *, 
 static getrf_fn ref_getrf[2];
 static potrf_fn ref_potrf[2];
 static int gpu_mode, failures, checks;
-static rng r = {0x2545F4914F6CDD1Dull};
+static rng r;
 
 #define CHECK(cond, ...)                                                                           \
   do {                                                                                             \
@@ -272,28 +272,6 @@ static void host_writes(int d)
   free(a.x), free(b.x), free(buf.x), free(work.x), free(ip);
 }
 
-/* With a fault injected, the library is not asked (its probe would take the
- * fault): the driver says whether a GPU is there. */
-static int have_gpu(void)
-{
-  void *h = dlopen("libcuda.so.1", RTLD_NOW);
-  int (*init)(unsigned), (*count)(int *), n = 0;
-  if (!h) return 0;
-  *(void **)&init = dlsym(h, "cuInit"), *(void **)&count = dlsym(h, "cuDeviceGetCount");
-  return init && count && init(0) == 0 && count(&n) == 0 && n > 0;
-}
-
-static long rss_kb(void)
-{
-  long kb = 0;
-  char line[256];
-  FILE *f = fopen("/proc/self/status", "r");
-  while (f && fgets(line, sizeof line, f))
-    if (!strncmp(line, "VmRSS:", 6)) kb = atol(line + 6);
-  if (f) fclose(f);
-  return kb;
-}
-
 static void long_run(void)
 {
   const int n = 400;
@@ -339,6 +317,7 @@ int main(int argc, char **argv)
   int d;
   (void)argc;
   gpu_mode = argc > 1 && !strcmp(argv[1], "gpu");
+  r.s = test_seed("test_lapack");
   if (!h || !(ref_getrf[0] = (getrf_fn)dlsym(h, "sgetrf_"))) {
     printf("SKIP: no reference LAPACK (liblapack.so.3): %s\n", dlerror());
     return 77;
@@ -346,7 +325,7 @@ int main(int argc, char **argv)
   ref_getrf[1] = (getrf_fn)dlsym(h, "dgetrf_");
   ref_potrf[0] = (potrf_fn)dlsym(h, "spotrf_");
   ref_potrf[1] = (potrf_fn)dlsym(h, "dpotrf_");
-  if (gpu_mode && getenv("DLGEMM_INJECT_FAULT") && !have_gpu()) {
+  if (gpu_mode && getenv("DLGEMM_INJECT_FAULT") && !driver_has_gpu()) {
     printf("SKIP: test_lapack gpu needs an NVIDIA GPU\n");
     return 77;
   }

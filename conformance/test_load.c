@@ -114,17 +114,6 @@ static void *host_worker(void *arg)
   return NULL;
 }
 
-static long rss_kb(void)
-{
-  FILE *f = fopen("/proc/self/status", "r");
-  char line[256];
-  long kb = -1;
-  while (f && fgets(line, sizeof line, f))
-    if (!strncmp(line, "VmRSS:", 6)) kb = atol(line + 6);
-  if (f) fclose(f);
-  return kb;
-}
-
 int main(int argc, char **argv)
 {
   const double seconds = argc > 1 ? atof(argv[1]) : 120;

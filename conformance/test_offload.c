@@ -22,6 +22,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "cudrv.h"
+#include "gpu_probe.h"
 #include "testutil.h"
 #include "blas_symbols.h"
 
@@ -202,23 +203,12 @@ static int forked(rng *r)
   return 0;
 }
 
-static int have_gpu(void)
-{
-  void *h = dlopen("libcuda.so.1", RTLD_NOW);
-  CUresult (*init)(unsigned);
-  CUresult (*count)(int *);
-  int n = 0;
-  if (!h) return 0;
-  *(void **)&init = dlsym(h, "cuInit"), *(void **)&count = dlsym(h, "cuDeviceGetCount");
-  return init && count && init(0) == CUDA_SUCCESS && count(&n) == CUDA_SUCCESS && n > 0;
-}
-
 int main(int argc, char **argv)
 {
   const char *mode = argc > 1 ? argv[1] : "shapes";
   rng r = {test_seed("test_offload")};
   int rc;
-  if (!have_gpu()) {
+  if (!driver_has_gpu()) {
     printf("SKIP: test_offload %s needs an NVIDIA GPU\n", mode);
     return 77;
   }

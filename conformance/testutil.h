@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -38,6 +39,19 @@ static inline uint64_t test_seed(const char *who)
   if (!s) s = 1;
   fprintf(stderr, "%s: seed %llu (replay with DLGEMM_TEST_SEED)\n", who, (unsigned long long)s);
   return s;
+}
+
+/* This process's resident memory in kB (-1 if /proc says nothing), for the
+ * tests that hold it flat over long runs. */
+static inline long rss_kb(void)
+{
+  FILE *f = fopen("/proc/self/status", "r");
+  char line[256];
+  long kb = -1;
+  while (f && fgets(line, sizeof line, f))
+    if (!strncmp(line, "VmRSS:", 6)) kb = atol(line + 6);
+  if (f) fclose(f);
+  return kb;
 }
 
 /* Run fn(arg) with everything it writes to stderr (fd 2, so the library's
