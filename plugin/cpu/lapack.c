@@ -10,18 +10,18 @@
 static dlg_cpu_lapack lapack;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
-static void *find(const char *name, char *from, size_t from_len)
+static void *find(const char *name)
 {
-  return dlg_cpu_next(name, "liblapack.so.3", name, from, from_len);
+  char from[256]; /* where it came from: nobody asks yet */
+  return dlg_cpu_next(name, "liblapack.so.3", name, from, sizeof from);
 }
 
 static void load(void)
 {
-  char ignored[256];
-  lapack.getrf[0] = (dlg_getrf_fn)find("sgetrf_", ignored, sizeof ignored);
-  lapack.getrf[1] = (dlg_getrf_fn)find("dgetrf_", lapack.from, sizeof lapack.from);
-  lapack.potrf[0] = (dlg_potrf_fn)find("spotrf_", ignored, sizeof ignored);
-  lapack.potrf[1] = (dlg_potrf_fn)find("dpotrf_", ignored, sizeof ignored);
+  lapack.getrf[0] = (dlg_getrf_fn)find("sgetrf_");
+  lapack.getrf[1] = (dlg_getrf_fn)find("dgetrf_");
+  lapack.potrf[0] = (dlg_potrf_fn)find("spotrf_");
+  lapack.potrf[1] = (dlg_potrf_fn)find("dpotrf_");
 }
 
 const dlg_cpu_lapack *dlg_cpu_lapack_get(void)

@@ -17,7 +17,6 @@ typedef void (*dlg_potrf_fn)(const char *uplo, const int *n, void *a, const int 
 typedef struct dlg_cpu_lapack {
   dlg_getrf_fn getrf[2]; /* [0 s, 1 d] */
   dlg_potrf_fn potrf[2];
-  char from[256];        /* where dgetrf_ came from, for tests */
 } dlg_cpu_lapack;
 
 /* Resolved once: the next definition in the process (the LAPACK the program
