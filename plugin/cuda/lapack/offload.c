@@ -128,6 +128,10 @@ int dlg_cuda_factor_pays(const dlg_factor *f, char *why, size_t why_len)
   const double min_n = dlg_config_get()->lapack_min_n;
   const int64_t k = f->m < f->n ? f->m : f->n;
   const int pays = (double)k >= min_n;
-  snprintf(why, why_len, "min(m,n) %s DLGEMM_LAPACK_MIN_N=%.0f", pays ? ">=" : "<", min_n);
+  /* formatted for the verbose log only: every small call asks */
+  if (dlg_config_get()->verbose)
+    snprintf(why, why_len, "min(m,n) %s DLGEMM_LAPACK_MIN_N=%.0f", pays ? ">=" : "<", min_n);
+  else
+    dlg_copy_text(why, why_len, pays ? "large enough" : "below DLGEMM_LAPACK_MIN_N");
   return pays;
 }
