@@ -114,8 +114,9 @@ static CUresult load_lapack(const dlg_cuda_api *cu, dlg_cuda_device *dev)
   CUresult r = CUDA_SUCCESS;
   int t;
   for (t = 0; !r && t < 2 * DLG_LAPACK_KERNELS; t++) {
-    snprintf(name, sizeof name, "dlg_%s_%c", names[t % DLG_LAPACK_KERNELS], "sd"[t / DLG_LAPACK_KERNELS]);
-    r = get_kernel(cu, dev, "lapack", name, 0, &dev->lapack[t / DLG_LAPACK_KERNELS][t % DLG_LAPACK_KERNELS]);
+    const int precision = t / DLG_LAPACK_KERNELS, kernel = t % DLG_LAPACK_KERNELS;
+    snprintf(name, sizeof name, "dlg_%s_%c", names[kernel], "sd"[precision]);
+    r = get_kernel(cu, dev, "lapack", name, 0, &dev->lapack[precision][kernel]);
   }
   return r;
 }

@@ -272,6 +272,24 @@ static int wait_chunk(job *j, int k)
   return 1;
 }
 
+/* One 2-D copy between host memory (lines hpitch bytes apart) and device
+ * memory (dpitch apart): height lines of width bytes, either way. */
+static CUDA_MEMCPY2D copy2d(const void *host, size_t hpitch, CUdeviceptr d, size_t dpitch,
+                            size_t width, size_t height, int to_device)
+{
+  CUDA_MEMCPY2D c;
+  memset(&c, 0, sizeof c);
+  if (to_device) {
+    c.srcMemoryType = CU_MEMORYTYPE_HOST, c.srcHost = host, c.srcPitch = hpitch;
+    c.dstMemoryType = CU_MEMORYTYPE_DEVICE, c.dstDevice = d, c.dstPitch = dpitch;
+  } else {
+    c.srcMemoryType = CU_MEMORYTYPE_DEVICE, c.srcDevice = d, c.srcPitch = dpitch;
+    c.dstMemoryType = CU_MEMORYTYPE_HOST, c.dstHost = (void *)host, c.dstPitch = hpitch;
+  }
+  c.WidthInBytes = width, c.Height = height;
+  return c;
+}
+
 /* Queue x's copy to its device buffer; record its event behind it. */
 static int send(job *j, item *x)
 {
@@ -281,12 +299,11 @@ static int send(job *j, item *x)
   size_t off, len;
   if (failed(j, alloc(j, &x->dev, bytes, o->h2d), "device allocation")) return 0;
   if (x->pinned) {
-    CUDA_MEMCPY2D c;
-    memset(&c, 0, sizeof c);
-    c.srcMemoryType = CU_MEMORYTYPE_HOST, c.srcHost = x->lines.base, c.srcPitch = x->lines.pitch;
-    c.dstMemoryType = CU_MEMORYTYPE_DEVICE, c.dstDevice = x->dev, c.dstPitch = x->lines.width;
-    c.WidthInBytes = x->lines.width, c.Height = x->lines.height;
-    if (failed(j, dlg_fault_injected(DLG_FAULT_COPY) ? CUDA_ERROR_UNKNOWN : cu->Memcpy2DAsync(&c, o->h2d),
+    const CUDA_MEMCPY2D c = copy2d(x->lines.base, x->lines.pitch, x->dev, x->lines.width,
+                                   x->lines.width, x->lines.height, 1);
+    if (failed(j,
+               dlg_fault_injected(DLG_FAULT_COPY) ? CUDA_ERROR_UNKNOWN
+                                                  : cu->Memcpy2DAsync(&c, o->h2d),
                "copy to device"))
       return 0;
   }
@@ -338,7 +355,8 @@ static int launch(job *j, int t)
   d.a = dlg_staged_view(&a->view, a->dev);
   d.b = dlg_staged_view(&b->view, b->dev);
   d.c = dlg_staged_view(&(dlg_matrix){NULL, x->rows, x->cols, j->g->c.rs, j->g->c.cs, 0}, x->dev);
-  if (dlg_fault_injected(DLG_FAULT_LAUNCH)) return !failed(j, CUDA_ERROR_LAUNCH_FAILED, "kernel launch");
+  if (dlg_fault_injected(DLG_FAULT_LAUNCH))
+    return !failed(j, CUDA_ERROR_LAUNCH_FAILED, "kernel launch");
   if (dlg_cuda_gemm(j->dev, &d, s) != DLGEMM_OK)
     return !failed(j, CUDA_ERROR_LAUNCH_FAILED, "kernel launch");
   if (failed(j, cu->EventRecord(o->events[x->event], s), "kernel launch")) return 0;
@@ -650,19 +668,14 @@ static CUresult transfer(const dlg_cuda_api *cu, dlg_offload *o, const dlg_lines
     }
     if (i < n) {
       const size_t c0 = i * per, c = l->height - c0 < per ? l->height - c0 : per;
-      CUDA_MEMCPY2D m;
-      memset(&m, 0, sizeof m);
+      const CUDA_MEMCPY2D m =
+          copy2d(buf, l->width, d + c0 * dpitch, dpitch, l->width, c, to_device);
       if (to_device) {
         if ((r = cu->EventSynchronize(o->chunk_done[slot]))) break;
         dlg_copy_lines(l, c0 * l->width, c * l->width, buf, 1, o->threads);
-        m.srcMemoryType = CU_MEMORYTYPE_HOST, m.srcHost = buf, m.srcPitch = l->width;
-        m.dstMemoryType = CU_MEMORYTYPE_DEVICE, m.dstDevice = d + c0 * dpitch, m.dstPitch = dpitch;
-      } else {
-        m.srcMemoryType = CU_MEMORYTYPE_DEVICE, m.srcDevice = d + c0 * dpitch, m.srcPitch = dpitch;
-        m.dstMemoryType = CU_MEMORYTYPE_HOST, m.dstHost = buf, m.dstPitch = l->width;
       }
-      m.WidthInBytes = l->width, m.Height = c;
-      if ((r = dlg_fault_injected(DLG_FAULT_COPY) ? CUDA_ERROR_UNKNOWN : cu->Memcpy2DAsync(&m, s)) ||
+      if ((r = dlg_fault_injected(DLG_FAULT_COPY) ? CUDA_ERROR_UNKNOWN
+                                                  : cu->Memcpy2DAsync(&m, s)) ||
           (r = cu->EventRecord(o->chunk_done[slot], s)))
         break;
     }
@@ -687,13 +700,8 @@ dlgemm_status dlg_cuda_offload_matrix(dlg_cuda_device *dev, void *host, int64_t 
     if (!r && l.width <= o->chunk) {
       r = transfer(cu, o, &l, d, (size_t)dld * es, to_device, s);
     } else if (!r) { /* a column longer than a chunk: the driver's own staging */
-      CUDA_MEMCPY2D m;
-      memset(&m, 0, sizeof m);
-      m.srcMemoryType = to_device ? CU_MEMORYTYPE_HOST : CU_MEMORYTYPE_DEVICE;
-      m.dstMemoryType = to_device ? CU_MEMORYTYPE_DEVICE : CU_MEMORYTYPE_HOST;
-      if (to_device) m.srcHost = host, m.srcPitch = l.pitch, m.dstDevice = d, m.dstPitch = dld * es;
-      else m.srcDevice = d, m.srcPitch = dld * es, m.dstHost = host, m.dstPitch = l.pitch;
-      m.WidthInBytes = l.width, m.Height = l.height;
+      const CUDA_MEMCPY2D m = copy2d(host, l.pitch, d, (size_t)dld * es, l.width, l.height,
+                                     to_device);
       if (!(r = dlg_fault_injected(DLG_FAULT_COPY) ? CUDA_ERROR_UNKNOWN : cu->Memcpy2DAsync(&m, s)))
         r = cu->StreamSynchronize(s);
     }
