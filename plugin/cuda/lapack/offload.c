@@ -54,8 +54,11 @@ static dlgemm_status run(dlg_factor *f, dlg_cuda_device *dev, const dlg_cuda_api
   int info = 0;
   double t0 = dlg_now(), t1 = 0, t2 = 0;
 
-  e = dlg_fault_injected(DLG_FAULT_OOM) ? CUDA_ERROR_OUT_OF_MEMORY
-                                        : cu->MemAlloc(&base, abytes + ibytes + wbytes);
+  /* from the device's pool, as the GEMM workspaces: no cuMemAlloc (which
+   * synchronises the device and maps gigabytes anew) per call */
+  e = dlg_fault_injected(DLG_FAULT_OOM)
+          ? CUDA_ERROR_OUT_OF_MEMORY
+          : cu->MemAllocFromPoolAsync(&base, abytes + ibytes + wbytes, dev->pool, s);
   if (e) return cuda_failed("allocation", e);
   r.dev = dev, r.cu = cu, r.stream = s, r.dtype = f->dtype;
   r.precision = f->dtype == DLG_F32 ? dlg_config_get()->fp32_mode : DLGEMM_PRECISION_STRICT;
@@ -95,8 +98,8 @@ static dlgemm_status run(dlg_factor *f, dlg_cuda_device *dev, const dlg_cuda_api
                  (t2 - t1) * 1e3, (dlg_now() - t2) * 1e3);
     }
   }
+  cu->MemFreeAsync(base, s);
   cu->StreamSynchronize(s);
-  cu->MemFree(base);
   return st;
 }
 
