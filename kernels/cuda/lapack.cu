@@ -22,8 +22,9 @@
  * kernels carries the flops: their job is to be correct and short.
  */
 #include <stdint.h>
+#include "lapack_args.h"
 
-enum { LEAF = 32 };
+enum { LEAF = DLG_LAPACK_LEAF };
 
 template <typename T> __device__ __forceinline__ T absval(T x) { return x < T(0) ? -x : x; }
 
@@ -160,7 +161,7 @@ __device__ void tri_add(T *c, long long rs, long long cs, const T *w, int n)
 }
 
 #define DLG_LAPACK_KERNELS(T, x)                                                                   \
-  extern "C" __global__ void __launch_bounds__(512)                                              \
+  extern "C" __global__ void __launch_bounds__(DLG_LAPACK_COLUMN_THREADS)                        \
       dlg_lu_column_##x(T *col, long long m, long long j, int *ipiv, int *info, T sfmin)         \
   {                                                                                              \
     lu_column<T>(col, m, j, ipiv, info, sfmin);                                                  \
@@ -170,7 +171,7 @@ __device__ void tri_add(T *c, long long rs, long long cs, const T *w, int n)
   {                                                                                              \
     laswp<T>(a, ld, ncols, ipiv, k1, k2);                                                        \
   }                                                                                              \
-  extern "C" __global__ void __launch_bounds__(128)                                              \
+  extern "C" __global__ void __launch_bounds__(DLG_LAPACK_LEAF_THREADS)                          \
       dlg_trsm_leaf_##x(const T *l, long long lrs, long long lcs, int n, int unit, T *xv,        \
                         long long xs, long long vs, long long nvec)                              \
   {                                                                                              \

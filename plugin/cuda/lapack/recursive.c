@@ -29,8 +29,13 @@
 #include "cuda/device/driver.h"
 #include "cuda/device/gemm.h"
 #include "cuda/lapack/recursive.h"
+#include "kernels/cuda/lapack_args.h"
 
-enum { LEAF = 32, LEAF_THREADS = 128, COLUMN_THREADS = 512 };
+enum {
+  LEAF = DLG_LAPACK_LEAF,
+  LEAF_THREADS = DLG_LAPACK_LEAF_THREADS,
+  COLUMN_THREADS = DLG_LAPACK_COLUMN_THREADS
+};
 
 static size_t es_of(const dlg_factor_run *r) { return dlg_elem_size(r->dtype); }
 
