@@ -49,16 +49,26 @@ for run in $runs; do
 done
 # Small sizes again, plain and dlgemm alternately ROUNDS times (best of each
 # kept): timings of a few milliseconds differ by more than dlgemm's overhead
-# from one process to the next on this machine.
+# from one process to the next on this machine.  They also depend on where
+# the stack starts, which moves with the size of the environment: netlib's
+# spotrf at n = 64 ran at 1.3 or 2.9 GFLOP/s, the same binary without dlgemm,
+# as one variable grew by 16 bytes.  So both runs get environments of one
+# size (PAD stands in for LD_PRELOAD in the plain run), and each round moves
+# both stacks by 16 more bytes.
 if [ -n "${SMALL_SIZES:-}" ]; then
+  preload="LD_PRELOAD=$lib"
   for round in $(seq "${ROUNDS:-3}"); do
-    "$bin" "$routines" "$SMALL_SIZES" >"$out/lapack_plain.small$round.txt"
-    LD_PRELOAD=$lib "$bin" "$routines" "$SMALL_SIZES" >"$out/lapack_dlgemm.small$round.txt"
+    shift_=$(printf "%$((round * 16))s" "" | tr ' ' x)
+    stand_in=$(printf "%$((${#preload} - 4))s" "" | tr ' ' x)
+    env SHIFT="$shift_" PAD="$stand_in" "$bin" "$routines" "$SMALL_SIZES" \
+      >"$out/lapack_plain.small$round.txt"
+    env SHIFT="$shift_" "$preload" "$bin" "$routines" "$SMALL_SIZES" \
+      >"$out/lapack_dlgemm.small$round.txt"
   done
-  echo "small sizes: $ROUNDS rounds of plain and dlgemm, alternately"
+  echo "small sizes: ${ROUNDS:-3} rounds of plain and dlgemm, alternately, the stack moved 16 bytes a round"
 fi
 # The summary of the dlgemm log: where each factorization call went.
-grep -E "^dlgemm: [sd](getrf|potrf)_" "$out/lapack_dlgemm.log" 2>/dev/null |
+grep -E "^dlgemm: [sd](getrf|potrf|geqrf)_" "$out/lapack_dlgemm.log" 2>/dev/null |
   sed 's/^dlgemm: \([a-z]*_\) .* -> \([a-z-]*\) .*/\1 \2/' | sort | uniq -c
 
 python3 - "$out" $runs <<'PY'

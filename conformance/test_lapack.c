@@ -1,5 +1,5 @@
 /*
- * test_lapack.c - xGETRF and xPOTRF through dlgemm against the reference
+ * test_lapack.c - xGETRF, xPOTRF and xGEQRF through dlgemm against the reference
  * LAPACK, as a program linked with -llapack -lblas sees them (libdlgemm.so
  * comes first in its link order, as LD_PRELOAD would put it).
  *
@@ -10,12 +10,15 @@
  * every result must be bit for bit the reference's; in "gpu" mode
  * (DLGEMM_FORCE=gpu, skips without a usable GPU) the factors must
  * reconstruct A within LAPACK's own test threshold (30, in units of
- * n |A| eps), pivots must be legal and INFO equal.  Both modes check:
+ * n |A| eps), pivots must be legal and INFO equal; QR's Q (formed by the
+ * reference's xORGQR from our reflectors) must be orthogonal to the same
+ * threshold and R's diagonal have the reference's signs.  Both modes check:
  *   - odd shapes (m != n, 1, primes, around the 32 leaf), lda > m with the
  *     rows beyond m poisoned and left bit for bit alone, uplo L and U with
  *     the other triangle left alone;
- *   - a zero column (INFO from GETRF), a matrix that is not positive
- *     definite (INFO from POTRF, and the reference's partial factor);
+ *   - a zero column (INFO from GETRF, TAU = 0 from GEQRF), a matrix that is
+ *     not positive definite (INFO from POTRF, and the reference's partial
+ *     factor), a matrix so small that DLARFG rescales (GEQRF);
  *   - host writes between calls: in place, by memcpy, from another thread,
  *     and two matrices interleaved in one array (lda = 2n);
  *   - 200 more calls with the device memory and the process's resident
@@ -40,11 +43,20 @@ void dgetrf_(const int *, const int *, double *, const int *, int *, int *);
 void sgetrf_(const int *, const int *, float *, const int *, int *, int *);
 void dpotrf_(const char *, const int *, double *, const int *, int *, size_t);
 void spotrf_(const char *, const int *, float *, const int *, int *, size_t);
+void dgeqrf_(const int *, const int *, double *, const int *, double *, double *, const int *,
+             int *);
+void sgeqrf_(const int *, const int *, float *, const int *, float *, float *, const int *, int *);
 
 typedef void (*getrf_fn)(const int *, const int *, void *, const int *, int *, int *);
 typedef void (*potrf_fn)(const char *, const int *, void *, const int *, int *, size_t);
+typedef void (*geqrf_fn)(const int *, const int *, void *, const int *, void *, void *,
+                         const int *, int *);
+typedef void (*orgqr_fn)(const int *, const int *, const int *, void *, const int *, const void *,
+                         void *, const int *, int *);
 static getrf_fn ref_getrf[2];
 static potrf_fn ref_potrf[2];
+static geqrf_fn ref_geqrf[2];
+static orgqr_fn ref_orgqr[2];
 static int gpu_mode, failures, checks;
 static rng r;
 
@@ -223,6 +235,75 @@ static void check_potrf(mat *a, char uplo, const char *what)
   free(ours.x), free(ref.x);
 }
 
+/* Q R - A and Q^T Q - I, Q = the first k columns of H(1)...H(k) formed by
+ * the reference's xORGQR from f's reflectors; both in units of m eps (the
+ * first also of |A|), as LAPACK's xQRT01. */
+static void qr_residuals(const mat *a0, const mat *f, const void *tau, double *res, double *orth)
+{
+  const int m = a0->m, n = a0->n, k = m < n ? m : n, es = a0->d ? 8 : 4;
+  mat q = {a0->d, m, k, m, malloc((size_t)m * k * es + es)};
+  const int lwork = 64 * (k + 1);
+  void *work = malloc((size_t)lwork * es);
+  double an = norm1(a0), worst = 0, o = 0;
+  int i, j, l, info;
+  for (j = 0; j < k; j++)
+    for (i = 0; i < m; i++) put(&q, i, j, get(f, i, j));
+  ref_orgqr[a0->d](&m, &k, &k, q.x, &m, tau, work, &lwork, &info);
+  for (j = 0; j < n; j++) {
+    double col = 0;
+    for (i = 0; i < m; i++) {
+      double s = 0;
+      for (l = 0; l <= j && l < k; l++) s += get(&q, i, l) * get(f, l, j);
+      col += fabs(s - get(a0, i, j));
+    }
+    if (col > worst) worst = col;
+  }
+  for (j = 0; j < k; j++) {
+    double col = 0;
+    for (i = 0; i < k; i++) {
+      double s = 0;
+      for (l = 0; l < m; l++) s += get(&q, l, i) * get(&q, l, j);
+      col += fabs(s - (i == j));
+    }
+    if (col > o) o = col;
+  }
+  *res = an > 0 ? worst / (an * m * eps(a0)) : worst;
+  *orth = o / (m * eps(a0));
+  free(q.x), free(work);
+}
+
+static void check_geqrf(mat *a, const char *what)
+{
+  mat ours = alloc_like(a), ref = alloc_like(a);
+  const int k = a->m < a->n ? a->m : a->n, es = a->d ? 8 : 4, lwork = 64 * (a->n + 1);
+  char *tau = calloc(k + 1, es), *taur = calloc(k + 1, es);
+  char *work = calloc(lwork, es), *workr = calloc(lwork, es);
+  int info = -7, infor = -7, i, signs = 1;
+  if (a->d) dgeqrf_(&a->m, &a->n, ours.x, &a->lda, (double *)tau, (double *)work, &lwork, &info);
+  else sgeqrf_(&a->m, &a->n, ours.x, &a->lda, (float *)tau, (float *)work, &lwork, &info);
+  ref_geqrf[a->d](&a->m, &a->n, ref.x, &a->lda, taur, workr, &lwork, &infor);
+  CHECK(info == infor, "%s %cgeqrf m=%d n=%d lda=%d: info %d, reference %d", what, "sd"[a->d],
+        a->m, a->n, a->lda, info, infor);
+  CHECK(untouched(a, &ours, 0), "%s %cgeqrf m=%d n=%d: rows beyond m were written", what,
+        "sd"[a->d], a->m, a->n);
+  CHECK(!memcmp(work, workr, es), "%s %cgeqrf m=%d n=%d: WORK(1) is not the reference's", what,
+        "sd"[a->d], a->m, a->n);
+  if (!gpu_mode) {
+    CHECK(!memcmp(ours.x, ref.x, bytes(a)) && !memcmp(tau, taur, (size_t)k * es),
+          "%s %cgeqrf m=%d n=%d: not bit for bit the reference's", what, "sd"[a->d], a->m, a->n);
+  } else {
+    double res, orth;
+    qr_residuals(a, &ours, tau, &res, &orth);
+    for (i = 0; i < k; i++) /* the same reflectors: beta = -sign(alpha) |x| */
+      signs &= (get(&ours, i, i) < 0) == (get(&ref, i, i) < 0);
+    CHECK(res < 30 && orth < 30, "%s %cgeqrf m=%d n=%d lda=%d: residual %.3g, orthogonality %.3g",
+          what, "sd"[a->d], a->m, a->n, a->lda, res, orth);
+    CHECK(signs, "%s %cgeqrf m=%d n=%d: R's diagonal has other signs than the reference's", what,
+          "sd"[a->d], a->m, a->n);
+  }
+  free(ours.x), free(ref.x), free(tau), free(taur), free(work), free(workr);
+}
+
 static void *writer(void *arg)
 {
   mat *a = arg;
@@ -325,6 +406,10 @@ int main(int argc, char **argv)
   ref_getrf[1] = (getrf_fn)dlsym(h, "dgetrf_");
   ref_potrf[0] = (potrf_fn)dlsym(h, "spotrf_");
   ref_potrf[1] = (potrf_fn)dlsym(h, "dpotrf_");
+  ref_geqrf[0] = (geqrf_fn)dlsym(h, "sgeqrf_");
+  ref_geqrf[1] = (geqrf_fn)dlsym(h, "dgeqrf_");
+  ref_orgqr[0] = (orgqr_fn)dlsym(h, "sorgqr_");
+  ref_orgqr[1] = (orgqr_fn)dlsym(h, "dorgqr_");
   if (gpu_mode && getenv("DLGEMM_INJECT_FAULT") && !driver_has_gpu()) {
     printf("SKIP: test_lapack gpu needs an NVIDIA GPU\n");
     return 77;
@@ -337,6 +422,7 @@ int main(int argc, char **argv)
       for (pad = 0; pad <= 3; pad += 3) {
         mat a = make(d, shapes[s][0], shapes[s][1], pad, 'g');
         check_getrf(&a, "random");
+        check_geqrf(&a, "random");
         free(a.x);
       }
     }
@@ -356,6 +442,15 @@ int main(int argc, char **argv)
       int i;
       for (i = 0; i < 90; i++) put(&a, i, 5, 0.0);
       check_getrf(&a, "singular");
+      check_geqrf(&a, "singular");
+      free(a.x);
+    }
+    { /* |x| below DLAMCH('S')/DLAMCH('E'): DLARFG scales x and beta up */
+      mat a = make(d, 150, 120, 2, 'g');
+      int i, j;
+      for (j = 0; j < a.n; j++)
+        for (i = 0; i < a.m; i++) put(&a, i, j, get(&a, i, j) * (d ? 1e-300 : 1e-33));
+      check_geqrf(&a, "tiny");
       free(a.x);
     }
     host_writes(d);

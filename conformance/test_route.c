@@ -150,7 +150,7 @@ static const dlg_backend *const with_factor[] = {&fake_gpu, &factor_gpu, &dlg_ba
 
 static const dlg_backend *pick_factor(int n, dlg_force force, char *why)
 {
-  dlg_factor f = {DLG_GETRF, DLG_F64, n, n, NULL, n, NULL, 0, 0, "dgetrf_"};
+  dlg_factor f = {.kind = DLG_GETRF, .dtype = DLG_F64, .m = n, .n = n, .lda = n, .origin = "dgetrf_"};
   dlg_config cfg = {0, force, DLG_DEFAULT_MIN_MNK, NULL};
   return route_pick_factor_from(&f, &cfg, with_factor, 3, why, 160);
 }

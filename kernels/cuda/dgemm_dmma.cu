@@ -28,6 +28,8 @@
  *   source size (0 or 8 bytes of each 16), so any m, n, k is exact; the
  *   stores are guarded.  Operands not 16-byte aligned copy 8 bytes at a time.
  * - alpha and beta are applied in the epilogue; beta == 0 never reads C.
+ * - Split-K (dgemm.c) runs the same kernel over chunks of k as a batch into
+ *   a workspace; dlg_dgemm_splitk_reduce adds the chunks into C.
  *   alpha == 0 or k == 0 arrive as k = 0 (A and B are not read).
  */
 #include "dgemm_args.h"
@@ -216,3 +218,20 @@ DLG_DGEMM_KERNEL(dlg_dgemm_dmma_rk, false, true)
 DLG_DGEMM_KERNEL(dlg_dgemm_dmma_kr, true, false)
 DLG_DGEMM_KERNEL(dlg_dgemm_dmma_kk, true, true)
 #undef DLG_DGEMM_KERNEL
+
+/* Split-K's second pass (dgemm.c): C = the sum of the splits' partial
+ * products (each alpha op(A) op(B) over its range of k, m x n column-major,
+ * one after the other in work) + beta C, beta == 0 never reading C.  The
+ * splits are added in order, so the result does not depend on the launch. */
+extern "C" __global__ void dlg_dgemm_splitk_reduce(const double *work, double *c, int m, int n,
+                                                   int splits, long long ldc, double beta)
+{
+  const long long mn = (long long)m * n;
+  for (long long e = blockIdx.x * (long long)blockDim.x + threadIdx.x; e < mn;
+       e += (long long)gridDim.x * blockDim.x) {
+    double s = 0.0;
+    for (int q = 0; q < splits; q++) s += work[q * mn + e];
+    double *cp = c + (e / m) * ldc + e % m;
+    *cp = beta == 0.0 ? s : s + beta * *cp;
+  }
+}

@@ -14,6 +14,9 @@
  *   tri_add     C += W on the lower triangle of a diagonal block (SYRK's
  *               leaves: the GEMM computes the whole square into W, only the
  *               referenced triangle of C is written)
+ *   householder one reflector of QR: DLARFG on a column, written back as
+ *               DGEQRF leaves it, and as the unit column of V that qr.c's
+ *               GEMMs read
  *
  * Matrices are views (rs, cs element strides), so that Cholesky's upper
  * case is the lower case of the transposed view.  INFO lives on the device;
@@ -21,6 +24,7 @@
  * that would compute on a failed factor return at once.  None of these
  * kernels carries the flops: their job is to be correct and short.
  */
+#include <math.h>
 #include <stdint.h>
 #include "lapack_args.h"
 
@@ -160,6 +164,105 @@ __device__ void tri_add(T *c, long long rs, long long cs, const T *w, int n)
   if (i < n && i >= j) c[i * rs + j * cs] += w[i + (long long)j * n];
 }
 
+/* Block reductions for householder: every thread gets the result. */
+template <typename T> __device__ T block_max(T v, T *red)
+{
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  for (int o = 16; o; o >>= 1) v = fmax(v, __shfl_xor_sync(0xffffffffu, v, o));
+  __syncthreads(); /* red may still be read by the previous reduction */
+  if (lane == 0) red[warp] = v;
+  __syncthreads();
+  v = red[0];
+  for (int w = 1; w < (int)(blockDim.x >> 5); w++) v = fmax(v, red[w]);
+  return v;
+}
+
+template <typename T> __device__ T block_sum(T v, T *red)
+{
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  for (int o = 16; o; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+  __syncthreads();
+  if (lane == 0) red[warp] = v;
+  __syncthreads();
+  v = red[0];
+  for (int w = 1; w < (int)(blockDim.x >> 5); w++) v += red[w];
+  return v;
+}
+
+/* DNRM2 of x[0, n): the largest |x| first, then the sum of squares scaled by
+ * it, so nothing overflows or underflows that DNRM2 keeps; NaN in, NaN out;
+ * an infinity, infinity. */
+template <typename T> __device__ T nrm2(const T *x, long long n, T *red)
+{
+  T big = T(0), nan = T(0);
+  for (long long i = threadIdx.x; i < n; i += blockDim.x) {
+    const T a = absval(x[i]);
+    if (a != a) nan = T(1);
+    else big = fmax(big, a);
+  }
+  big = block_max(big, red);
+  if (block_max(nan, red) != T(0)) return T(NAN);
+  if (big == T(0) || isinf(big)) return big;
+  T ssq = T(0);
+  for (long long i = threadIdx.x; i < n; i += blockDim.x) {
+    const T a = x[i] / big;
+    ssq += a * a;
+  }
+  return big * sqrt(block_sum(ssq, red));
+}
+
+/* DLAPY2: sqrt(x^2 + y^2) without needless overflow, NaN if either is. */
+template <typename T> __device__ T lapy2(T x, T y, T huge)
+{
+  if (x != x) return x;
+  if (y != y) return y;
+  const T xa = absval(x), ya = absval(y), w = fmax(xa, ya), z = fmin(xa, ya);
+  if (z == T(0) || w > huge) return w;
+  return w * sqrt(T(1) + (z / w) * (z / w));
+}
+
+/* DLARFG(m, col[0], col[1..], 1, tau) in DGEQR2's place: col[0] becomes
+ * beta, col[1..] the vector v; vcol gets the same column with its implicit
+ * 1 written (rows above it are zeros the caller set); tau goes to *tau and
+ * to T's diagonal *tdiag.  The scaling by 1/safmin while |beta| < safmin is
+ * DLARFG's, in powers of two, so exact. */
+template <typename T>
+__device__ void householder(T *col, long long m, T *vcol, T *tau, T *tdiag, T safmin, T huge)
+{
+  __shared__ T red[32];
+  T *x = col + 1;
+  const long long n = m - 1;
+  if (n <= 0) { /* DLARFG with N = 1: H = I */
+    if (threadIdx.x == 0) *tau = T(0), *tdiag = T(0), vcol[0] = T(1);
+    return;
+  }
+  T alpha = col[0], xnorm = nrm2(x, n, red), beta = T(0), t = T(0);
+  int knt = 0;
+  if (xnorm != T(0)) {
+    beta = -copysign(lapy2(alpha, xnorm, huge), alpha);
+    if (absval(beta) < safmin) { /* beta and x may be inaccurate: scale them up */
+      const T rsafmn = T(1) / safmin;
+      do {
+        knt++;
+        for (long long i = threadIdx.x; i < n; i += blockDim.x) x[i] *= rsafmn;
+        beta *= rsafmn, alpha *= rsafmn;
+      } while (absval(beta) < safmin && knt < 20);
+      __syncthreads();
+      xnorm = nrm2(x, n, red);
+      beta = -copysign(lapy2(alpha, xnorm, huge), alpha);
+    }
+    t = (beta - alpha) / beta;
+    const T scale = T(1) / (alpha - beta); /* DSCAL by the reciprocal, as DLARFG */
+    for (long long i = threadIdx.x; i < n; i += blockDim.x) x[i] *= scale;
+    for (int j = 0; j < knt; j++) beta *= safmin;
+  } else {
+    beta = alpha; /* H = I: column unchanged */
+  }
+  __syncthreads();
+  for (long long i = threadIdx.x; i < n; i += blockDim.x) vcol[1 + i] = x[i];
+  if (threadIdx.x == 0) col[0] = beta, vcol[0] = T(1), *tau = t, *tdiag = t;
+}
+
 #define DLG_LAPACK_KERNELS(T, x)                                                                   \
   extern "C" __global__ void __launch_bounds__(DLG_LAPACK_COLUMN_THREADS)                        \
       dlg_lu_column_##x(T *col, long long m, long long j, int *ipiv, int *info, T sfmin)         \
@@ -185,6 +288,11 @@ __device__ void tri_add(T *c, long long rs, long long cs, const T *w, int n)
   extern "C" __global__ void dlg_tri_add_##x(T *c, long long rs, long long cs, const T *w, int n) \
   {                                                                                              \
     tri_add<T>(c, rs, cs, w, n);                                                                 \
+  }                                                                                              \
+  extern "C" __global__ void __launch_bounds__(DLG_LAPACK_COLUMN_THREADS)                        \
+      dlg_householder_##x(T *col, long long m, T *vcol, T *tau, T *tdiag, T safmin, T huge)      \
+  {                                                                                              \
+    householder<T>(col, m, vcol, tau, tdiag, safmin, huge);                                      \
   }
 
 DLG_LAPACK_KERNELS(float, s)

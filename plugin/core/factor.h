@@ -11,7 +11,8 @@
 
 typedef enum dlg_factor_kind {
   DLG_GETRF = 0, /* LU with partial pivoting: A = P L U */
-  DLG_POTRF = 1  /* Cholesky: A = L L^T (uplo 'L') or U^T U ('U') */
+  DLG_POTRF = 1, /* Cholesky: A = L L^T (uplo 'L') or U^T U ('U') */
+  DLG_GEQRF = 2  /* QR: A = Q R, Q = H(1)...H(k) kept as Householder vectors and tau */
 } dlg_factor_kind;
 
 typedef struct dlg_factor {
@@ -22,6 +23,7 @@ typedef struct dlg_factor {
   int64_t lda;
   int *ipiv;          /* GETRF: min(m, n) row indices, 1-based, as LAPACK's */
   int lower;          /* POTRF: the triangle referenced and written */
+  void *tau;          /* GEQRF: min(m, n) scalar factors of the reflectors */
   int info;           /* out: LAPACK's INFO (> 0: singular / not positive definite) */
   const char *origin; /* the symbol the program called, for DLGEMM_VERBOSE */
 } dlg_factor;
@@ -30,6 +32,7 @@ static inline double dlg_factor_flops(const dlg_factor *f)
 {
   const double m = (double)f->m, n = (double)f->n, k = m < n ? m : n, big = m < n ? n : m;
   if (f->kind == DLG_POTRF) return n * n * n / 3.0;
+  if (f->kind == DLG_GEQRF) return 2 * big * k * k - 2 * k * k * k / 3.0;
   return big * k * k - k * k * k / 3.0; /* xGETRF: m n^2 - n^3/3 for m >= n */
 }
 

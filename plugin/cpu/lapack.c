@@ -22,6 +22,9 @@ static void load(void)
   lapack.getrf[1] = (dlg_getrf_fn)find("dgetrf_");
   lapack.potrf[0] = (dlg_potrf_fn)find("spotrf_");
   lapack.potrf[1] = (dlg_potrf_fn)find("dpotrf_");
+  lapack.geqrf[0] = (dlg_geqrf_fn)find("sgeqrf_");
+  lapack.geqrf[1] = (dlg_geqrf_fn)find("dgeqrf_");
+  lapack.ilaenv = (dlg_ilaenv_fn)find("ilaenv_");
 }
 
 const dlg_cpu_lapack *dlg_cpu_lapack_get(void)

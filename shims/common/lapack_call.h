@@ -7,14 +7,23 @@
 
 #include "core/factor.h"
 
-/* f filled from the caller's arguments (dimensions read, nothing checked);
- * uplo, m, n, lda and info are the caller's own pointers.  Illegal
- * arguments, empty matrices and whatever the router leaves to the CPU go to
- * the next LAPACK with those very pointers, so its checks, xerbla_ call and
+/* The caller's own argument pointers, passed on untouched when the next
+ * LAPACK answers.  NULL where the routine has no such argument. */
+typedef struct lapack_args {
+  const char *uplo;
+  const int *m, *n, *lda;
+  void *work;        /* GEQRF: WORK(1) returns the optimal LWORK */
+  const int *lwork;  /* GEQRF: -1 is a workspace query */
+  int *info;
+} lapack_args;
+
+/* f filled from the caller's arguments (dimensions read, nothing checked),
+ * c the caller's pointers.  Illegal arguments, empty matrices, workspace
+ * queries and whatever the router leaves to the CPU go to the next LAPACK
+ * with those very pointers, so its checks, xerbla_ call and
  * answer are the program's own; the rest runs on the GPU, and goes to the
  * next LAPACK after all if the GPU fails before writing anything. */
-void lapack_factor(dlg_factor *f, const char *uplo, const int *m, const int *n, const int *lda,
-                   int *info);
+void lapack_factor(dlg_factor *f, const lapack_args *c);
 
 /* Whether this thread is inside a factorization that the router left to the
  * next LAPACK as too small for the GPU: the products it makes are smaller

@@ -1,27 +1,39 @@
 /*
- * factor.c - xGETRF and xPOTRF with the Fortran 77 ABI of the reference
+ * factor.c - xGETRF, xPOTRF and xGEQRF with the Fortran 77 ABI of the reference
  * LAPACK, one definition per entry of the routine list
  * (shims/common/routines.h, DLG_FACTOR_ROUTINES).  A program linked with
- * -llapack gets them through LD_PRELOAD; so do its xGESV and xPOSV, which
+ * -llapack gets them through LD_PRELOAD; so do its xGESV, xPOSV and xGELS, which
  * call them.
  */
 #include <stddef.h>
 #include "shims/common/lapack_call.h"
 #include "shims/common/routines.h"
 
-#define FORTRAN_FACTOR(p, P, T, dtype)                                                           \
+#define FORTRAN_FACTOR(p, P, T, DT)                                                           \
   DLGEMM_API void p##getrf_(const int *m, const int *n, T *a, const int *lda, int *ipiv,         \
                             int *info)                                                           \
   {                                                                                              \
-    dlg_factor f = {DLG_GETRF, dtype, *m, *n, a, *lda, ipiv, 0, 0, #p "getrf_"};                 \
-    lapack_factor(&f, NULL, m, n, lda, info);                                                    \
+    dlg_factor f = {.kind = DLG_GETRF, .dtype = DT, .m = *m, .n = *n, .a = a, .lda = *lda,    \
+                    .ipiv = ipiv, .origin = #p "getrf_"};                                        \
+    lapack_args c = {NULL, m, n, lda, NULL, NULL, info};                                         \
+    lapack_factor(&f, &c);                                                                       \
   }                                                                                              \
   DLGEMM_API void p##potrf_(const char *uplo, const int *n, T *a, const int *lda, int *info,     \
                             size_t uplo_len)                                                     \
   {                                                                                              \
-    dlg_factor f = {DLG_POTRF, dtype, *n, *n, a, *lda, NULL, 0, 0, #p "potrf_"};                 \
+    dlg_factor f = {.kind = DLG_POTRF, .dtype = DT, .m = *n, .n = *n, .a = a, .lda = *lda,    \
+                    .origin = #p "potrf_"};                                                      \
+    lapack_args c = {uplo, n, n, lda, NULL, NULL, info};                                         \
     (void)uplo_len;                                                                              \
-    lapack_factor(&f, uplo, n, n, lda, info);                                                    \
+    lapack_factor(&f, &c);                                                                       \
+  }                                                                                              \
+  DLGEMM_API void p##geqrf_(const int *m, const int *n, T *a, const int *lda, T *tau, T *work,   \
+                            const int *lwork, int *info)                                         \
+  {                                                                                              \
+    dlg_factor f = {.kind = DLG_GEQRF, .dtype = DT, .m = *m, .n = *n, .a = a, .lda = *lda,    \
+                    .tau = tau, .origin = #p "geqrf_"};                                          \
+    lapack_args c = {NULL, m, n, lda, work, lwork, info};                                        \
+    lapack_factor(&f, &c);                                                                       \
   }
 
 DLG_FACTOR_ROUTINES(FORTRAN_FACTOR)

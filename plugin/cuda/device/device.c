@@ -109,7 +109,8 @@ static CUresult load_hgemm(const dlg_cuda_api *cu, const dlg_cuda_device *dev, c
 static CUresult load_lapack(const dlg_cuda_api *cu, dlg_cuda_device *dev)
 {
   static const char *const names[DLG_LAPACK_KERNELS] = {"lu_column", "laswp", "trsm_leaf",
-                                                        "potrf_leaf", "tri_add"};
+                                                        "potrf_leaf", "tri_add",
+                                                        "householder"};
   char name[48];
   CUresult r = CUDA_SUCCESS;
   int t;
@@ -210,6 +211,8 @@ static int setup(dlg_cuda_device *dev, int ordinal, char *why, size_t len)
                                          "dlg_dgemm_dmma_kr", "dlg_dgemm_dmma_kk"};
     r = get_kernel(cu, dev, "dgemm_dmma", names[t], DLG_DGEMM_SMEM, &dev->dgemm[t]);
   }
+  if (!r)
+    r = get_kernel(cu, dev, "dgemm_dmma", "dlg_dgemm_splitk_reduce", 0, &dev->dgemm_splitk_reduce);
   if (!r) r = load_hgemm(cu, dev, "hgemm_mma", "mma", 0, 0, dev->hgemm_mma, DLG_HMMA_SMEM);
   /* mma.sync has no promoting variant: 3xTF32 runs as TF32 there (hgemm_args.h) */
   dev->hgemm_mma[DLG_TC_TF32X3][3] = dev->hgemm_mma[DLG_TC_TF32][3];

@@ -15,7 +15,8 @@
 enum { DLG_CUDA_MAX_MODULES = 16 };
 
 /* lapack.cu's kernels, in the order of its names (device.c) */
-enum { DLG_LU_COLUMN, DLG_LASWP, DLG_TRSM_LEAF, DLG_POTRF_LEAF, DLG_TRI_ADD, DLG_LAPACK_KERNELS };
+enum { DLG_LU_COLUMN, DLG_LASWP, DLG_TRSM_LEAF, DLG_POTRF_LEAF, DLG_TRI_ADD, DLG_HOUSEHOLDER,
+       DLG_LAPACK_KERNELS };
 
 typedef struct dlg_cuda_device {
   int ordinal;
@@ -29,6 +30,7 @@ typedef struct dlg_cuda_device {
   CUfunction splitk_reduce;
   CUfunction sgpr, sgpr_edge; /* sgemm_sgpr.cu: full 64-row blocks, and any */
   CUfunction dgemm[4];        /* dgemm_dmma.cu, [a_kc * 2 + b_kc] */
+  CUfunction dgemm_splitk_reduce;
   /* hgemm_mma.cu, [DLG_TC_* kind][a_kc * 2 + b_kc]; TF32 has kk only */
   CUfunction hgemm_mma[DLG_TC_KINDS][4];
   CUfunction tf32_pack;         /* tf32_pack.cu */

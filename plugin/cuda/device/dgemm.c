@@ -2,15 +2,74 @@
  * dgemm.c - from a dlg_gemm of doubles on device memory to launches of
  * the FP64 tensor-core kernel (kernels/cuda/dgemm_dmma.cu).
  *
- * One tile shape: the kernel exists for the host-array engine's large tiles
- * and for float64 tensors; what it needs to know is the orientation
- * (orient.h) and which operands allow 16-byte copies.
+ * One tile shape: the kernel exists for the host-array engine's large tiles,
+ * float64 tensors and the factorizations; what it needs to know is the
+ * orientation (orient.h), which operands allow 16-byte copies, and whether
+ * k is long enough against C's tiles to be split.
  */
 #include <stdint.h>
 #include "core/errors.h"
 #include "cuda/device/driver.h"
 #include "cuda/device/dgemm.h"
 #include "cuda/device/orient.h"
+
+/* Split-K: a grid of C's tiles that leaves most of the chip idle while
+ * each block walks a long k (QR's panel products: 32 x 32 with k in the
+ * thousands, one block for 16384 of k) is cut along k instead, into
+ * chunks that fill about one wave, each at least 256 of k. */
+static int splits_for(const dlg_cuda_device *dev, const dlg_dgemm_args *a, long long batch)
+{
+  const long long tiles = (long long)((a->m + DLG_DGEMM_BM - 1) / DLG_DGEMM_BM) *
+                          ((a->n + DLG_DGEMM_BN - 1) / DLG_DGEMM_BN);
+  long long s;
+  if (batch != 1 || a->k < 1024 || 2 * tiles > dev->sms) return 1;
+  s = dev->sms / tiles;
+  if (s > a->k / 256) s = a->k / 256;
+  return s < 2 ? 1 : (int)s;
+}
+
+static CUresult launch(const dlg_cuda_api *cu, const dlg_cuda_device *dev, int kernel,
+                       dlg_dgemm_args p, long long batch, CUstream stream)
+{
+  void *params[] = {&p};
+  return cu->LaunchKernel(dev->dgemm[kernel], (unsigned)((p.m + DLG_DGEMM_BM - 1) / DLG_DGEMM_BM),
+                          (unsigned)((p.n + DLG_DGEMM_BN - 1) / DLG_DGEMM_BN), (unsigned)batch,
+                          DLG_DGEMM_THREADS, 1, 1, DLG_DGEMM_SMEM, stream, params, NULL);
+}
+
+/* The chunks of k as a batch of products (strided along k, not across
+ * matrices) into pooled partial sums, the last chunk shorter, then C. */
+static CUresult launch_split(const dlg_cuda_api *cu, dlg_cuda_device *dev, int kernel,
+                             const dlg_dgemm_args *a, const dlg_operand *op1,
+                             const dlg_operand *op2, int splits, CUstream stream)
+{
+  const long long kchunk = ((a->k + splits - 1) / splits + 15) / 16 * 16;
+  const long long mn = (long long)a->m * a->n, last = (a->k - 1) / kchunk;
+  dlg_dgemm_args p = *a;
+  CUdeviceptr work;
+  CUresult r;
+  double *w;
+  int m = a->m, n = a->n, parts = (int)last + 1;
+  unsigned blocks = (unsigned)((mn + 255) / 256 < 4096 ? (mn + 255) / 256 : 4096);
+  if ((r = cu->MemAllocFromPoolAsync(&work, (size_t)(mn * parts) * 8, dev->pool, stream)))
+    return r;
+  w = (double *)(uintptr_t)work;
+  p.k = (int)kchunk, p.beta = 0.0, p.c = w, p.ldc = m, p.sc = mn;
+  p.sa = op1->kc ? kchunk : kchunk * op1->ld;
+  p.sb = op2->kc ? kchunk : kchunk * op2->ld;
+  if (last) r = launch(cu, dev, kernel, p, last, stream);
+  if (!r) {
+    p.k = (int)(a->k - last * kchunk);
+    p.a += last * p.sa, p.b += last * p.sb, p.c += last * mn;
+    r = launch(cu, dev, kernel, p, 1, stream);
+  }
+  if (!r) {
+    void *rp[] = {&w, (void *)&a->c, &m, &n, &parts, (void *)&a->ldc, (void *)&a->beta};
+    r = cu->LaunchKernel(dev->dgemm_splitk_reduce, blocks, 1, 1, 256, 1, 1, 0, stream, rp, NULL);
+  }
+  cu->MemFreeAsync(work, stream);
+  return r;
+}
 
 dlgemm_status dlg_cuda_dgemm(dlg_cuda_device *dev, const dlg_gemm *g, CUstream stream)
 {
@@ -21,6 +80,7 @@ dlgemm_status dlg_cuda_dgemm(dlg_cuda_device *dev, const dlg_gemm *g, CUstream s
   dlg_dgemm_args a;
   int64_t m, n;
   long long b0;
+  int kernel, splits;
   CUresult r = CUDA_SUCCESS;
 
   if (g->m > INT32_MAX || g->n > INT32_MAX || g->k > INT32_MAX)
@@ -33,15 +93,15 @@ dlgemm_status dlg_cuda_dgemm(dlg_cuda_device *dev, const dlg_gemm *g, CUstream s
   a.a = (const double *)op1.data, a.lda = op1.ld, a.sa = op1.bs, a.vec_a = op1.vec;
   a.b = (const double *)op2.data, a.ldb = op2.ld, a.sb = op2.bs, a.vec_b = op2.vec;
   a.c = (double *)g->c.data, a.ldc = dlg_ld(&g->c), a.sc = g->c.bs;
-  for (b0 = 0; b0 < g->batch && !r; b0 += zmax) {
-    dlg_dgemm_args p = a;
-    void *params[] = {&p};
-    long long nb = g->batch - b0 < zmax ? g->batch - b0 : zmax;
-    p.a += b0 * p.sa, p.b += b0 * p.sb, p.c += b0 * p.sc;
-    r = cu->LaunchKernel(dev->dgemm[op1.kc * 2 + op2.kc],
-                         (unsigned)((p.m + DLG_DGEMM_BM - 1) / DLG_DGEMM_BM),
-                         (unsigned)((p.n + DLG_DGEMM_BN - 1) / DLG_DGEMM_BN), (unsigned)nb,
-                         DLG_DGEMM_THREADS, 1, 1, DLG_DGEMM_SMEM, stream, params, NULL);
+  kernel = op1.kc * 2 + op2.kc;
+  if ((splits = splits_for(dev, &a, g->batch)) > 1) {
+    r = launch_split(cu, dev, kernel, &a, &op1, &op2, splits, stream);
+  } else {
+    for (b0 = 0; b0 < g->batch && !r; b0 += zmax) {
+      dlg_dgemm_args p = a;
+      p.a += b0 * p.sa, p.b += b0 * p.sb, p.c += b0 * p.sc;
+      r = launch(cu, dev, kernel, p, g->batch - b0 < zmax ? g->batch - b0 : zmax, stream);
+    }
   }
   if (r)
     return dlg_fail(DLGEMM_ERR_BACKEND_FAILED, "CUDA kernel launch failed: %s", dlg_cuda_error(r));

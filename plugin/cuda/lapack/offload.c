@@ -1,7 +1,7 @@
 /*
  * offload.c - a factorization of a host array on the GPU: one copy of the
  * matrix in, the whole recursion on the device (recursive.c), one copy of
- * the factors, pivots and INFO out.  The copies go through the host-array
+ * the factors, pivots (or TAU) and INFO out.  The copies go through the host-array
  * engine's pinned chunks and copy threads (dlg_cuda_offload_matrix): one
  * memcpy thread staging pageable memory would take 0.25 s each way for a
  * 2 GB matrix.
@@ -31,6 +31,7 @@
 #include "core/calllog.h"
 #include "cuda/hostarray/engine.h"
 #include "cuda/lapack/offload.h"
+#include "cuda/lapack/qr.h"
 #include "cuda/lapack/recursive.h"
 
 static dlgemm_status cuda_failed(const char *step, CUresult r)
@@ -43,10 +44,15 @@ static dlgemm_status run(dlg_factor *f, dlg_cuda_device *dev, const dlg_cuda_api
 {
   const size_t es = dlg_elem_size(f->dtype);
   const int64_t k = f->m < f->n ? f->m : f->n, ld = (f->m + 31) / 32 * 32;
-  /* A, then INFO and IPIV, then SYRK's workspace, each 256-byte aligned */
+  /* what comes back besides the matrix: GETRF's IPIV, GEQRF's TAU */
+  void *const vec = f->kind == DLG_GETRF ? (void *)f->ipiv : f->tau;
+  const size_t vbytes = f->kind == DLG_GETRF ? (size_t)k * 4 : f->kind == DLG_GEQRF ? k * es : 0;
+  /* A, then INFO and that vector, then the workspace, each 256-byte aligned */
   const size_t abytes = ((size_t)ld * (size_t)f->n * es + 255) / 256 * 256;
-  const size_t ibytes = ((size_t)k * 4 + 256 + 255) / 256 * 256;
-  const size_t wbytes = f->kind == DLG_POTRF ? (size_t)DLG_SYRK_LEAF * DLG_SYRK_LEAF * es : 0;
+  const size_t ibytes = (vbytes + 256 + 255) / 256 * 256;
+  const size_t wbytes = f->kind == DLG_POTRF   ? (size_t)DLG_SYRK_LEAF * DLG_SYRK_LEAF * es
+                        : f->kind == DLG_GEQRF ? dlg_cuda_geqrf_work(f->m, f->n, es)
+                                               : 0;
   dlg_factor_run r = {0};
   CUdeviceptr base = 0;
   CUresult e;
@@ -62,7 +68,7 @@ static dlgemm_status run(dlg_factor *f, dlg_cuda_device *dev, const dlg_cuda_api
   if (e) return cuda_failed("allocation", e);
   r.dev = dev, r.cu = cu, r.stream = s, r.dtype = f->dtype;
   r.precision = f->dtype == DLG_F32 ? dlg_config_get()->fp32_mode : DLGEMM_PRECISION_STRICT;
-  r.info = base + abytes, r.ipiv = r.info + 256, r.work = base + abytes + ibytes;
+  r.info = base + abytes, r.ipiv = r.tau = r.info + 256, r.work = base + abytes + ibytes;
   if ((e = cu->MemsetD32Async(r.info, 0, 1, s))) {
     st = cuda_failed("memset", e);
   } else if (!(st = dlg_cuda_offload_matrix(dev, f->a, f->lda, base, ld, f->m, f->n, es, 1, s))) {
@@ -70,6 +76,8 @@ static dlgemm_status run(dlg_factor *f, dlg_cuda_device *dev, const dlg_cuda_api
     dlg_dview a = {base, f->m, f->n, 1, ld};
     if (f->kind == DLG_GETRF) {
       dlg_cuda_getrf(&r, a);
+    } else if (f->kind == DLG_GEQRF) {
+      dlg_cuda_geqrf(&r, a);
     } else {
       dlg_dview t = {base, f->n, f->n, ld, 1};
       dlg_cuda_potrf(&r, f->lower ? a : t); /* U^T U: the lower case of A^T */
@@ -82,9 +90,8 @@ static dlgemm_status run(dlg_factor *f, dlg_cuda_device *dev, const dlg_cuda_api
       st = dlg_fail(DLGEMM_ERR_BACKEND_FAILED, "INFO=%d, not positive definite: the next "
                     "LAPACK writes the reference's partial factor", info);
     t2 = dlg_now();
-    if (!st && ((f->kind == DLG_GETRF && k &&
-                 ((e = cu->MemcpyDtoHAsync(f->ipiv, r.ipiv, (size_t)k * 4, s)) ||
-                  (e = cu->StreamSynchronize(s)))) ||
+    if (!st && ((vbytes && ((e = cu->MemcpyDtoHAsync(vec, r.ipiv, vbytes, s)) ||
+                            (e = cu->StreamSynchronize(s)))) ||
                 dlg_cuda_offload_matrix(dev, f->a, f->lda, base, ld, f->m, f->n, es, 0, s))) {
       /* The caller's matrix may be half written: no fallback can undo it. */
       fprintf(stderr, "dlgemm: %s: copying the factors back failed (%s); the result is "

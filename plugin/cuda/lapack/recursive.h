@@ -5,27 +5,7 @@
 #ifndef DLG_CUDA_RECURSIVE_H
 #define DLG_CUDA_RECURSIVE_H
 
-#include "core/gemm.h"
-#include "cuda/device/device.h"
-
-/* A matrix on the device: element (i, j) at p + (i*rs + j*cs) * element size. */
-typedef struct dlg_dview {
-  CUdeviceptr p;
-  int64_t rows, cols, rs, cs;
-} dlg_dview;
-
-/* One factorization's launches: where they go and what they share.  The
- * first failure stops further launches and stays in err / status. */
-typedef struct dlg_factor_run {
-  dlg_cuda_device *dev;
-  const dlg_cuda_api *cu;
-  CUstream stream;
-  dlg_dtype dtype;             /* DLG_F32 or DLG_F64 */
-  dlgemm_precision precision;  /* of the float products (the shim's SGEMM policy) */
-  CUdeviceptr ipiv, info;      /* int[min(m, n)], int: LAPACK's IPIV and INFO */
-  CUdeviceptr work;            /* DLG_SYRK_LEAF^2 elements for SYRK's diagonal blocks */
-  dlgemm_status status;
-} dlg_factor_run;
+#include "cuda/lapack/steps.h"
 
 /* SYRK's diagonal blocks are at most this order: the workspace it needs. */
 enum { DLG_SYRK_LEAF = 256 };

@@ -1,0 +1,64 @@
+/*
+ * steps.c - views, products and launches for the GPU factorizations
+ * (steps.h): the part recursive.c and qr.c share.
+ */
+#include <string.h>
+#include "core/config.h"
+#include "core/errors.h"
+#include "cuda/device/driver.h"
+#include "cuda/device/gemm.h"
+#include "cuda/lapack/steps.h"
+#include "kernels/cuda/lapack_args.h"
+
+dlg_dview dlg_step_sub(const dlg_factor_run *r, dlg_dview v, int64_t i, int64_t j, int64_t rows,
+                       int64_t cols)
+{
+  dlg_dview s = v;
+  s.p = v.p + (CUdeviceptr)((i * v.rs + j * v.cs) * (int64_t)dlg_elem_size(r->dtype));
+  s.rows = rows, s.cols = cols;
+  return s;
+}
+
+int64_t dlg_step_split(int64_t n)
+{
+  const int64_t leaf = DLG_LAPACK_LEAF, h = (n / 2 + leaf - 1) / leaf * leaf;
+  return n >= 2 * leaf ? (h < n ? h : n - leaf) : n / 2;
+}
+
+void dlg_step_launch(dlg_factor_run *r, int kernel, unsigned gx, unsigned gy, unsigned threads,
+                     void **params)
+{
+  CUresult e;
+  if (r->status) return;
+  e = dlg_fault_injected(DLG_FAULT_LAUNCH)
+          ? CUDA_ERROR_LAUNCH_FAILED
+          : r->cu->LaunchKernel(r->dev->lapack[r->dtype == DLG_F64][kernel], gx, gy, 1, threads, 1,
+                                1, 0, r->stream, params, NULL);
+  if (e)
+    r->status = dlg_fail(DLGEMM_ERR_BACKEND_FAILED, "CUDA kernel launch failed: %s",
+                         dlg_cuda_error(e));
+}
+
+static dlg_matrix matrix_of(dlg_dview v)
+{
+  dlg_matrix x = {(void *)(uintptr_t)v.p, v.rows, v.cols, v.rs, v.cs, 0};
+  return x;
+}
+
+void dlg_step_gemm(dlg_factor_run *r, double alpha, dlg_dview a, dlg_dview b, double beta,
+                   dlg_dview c)
+{
+  dlg_gemm g;
+  if (r->status || !c.rows || !c.cols || (!a.cols && beta == 1)) return;
+  memset(&g, 0, sizeof g);
+  g.dtype = g.dtype_in = r->dtype;
+  g.place = DLG_CUDA;
+  g.device_id = r->dev->ordinal;
+  g.m = c.rows, g.n = c.cols, g.k = a.cols, g.batch = 1;
+  g.alpha = alpha, g.beta = beta;
+  g.a = matrix_of(a), g.b = matrix_of(b), g.c = matrix_of(c);
+  g.precision = r->dtype == DLG_F32 ? r->precision : DLGEMM_PRECISION_STRICT;
+  g.stream = (void *)r->stream;
+  g.origin = "lapack";
+  r->status = dlg_cuda_gemm(r->dev, &g, r->stream);
+}
