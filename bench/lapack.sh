@@ -52,20 +52,23 @@ done
 # from one process to the next on this machine.  They also depend on where
 # the stack starts, which moves with the size of the environment: netlib's
 # spotrf at n = 64 ran at 1.3 or 2.9 GFLOP/s, the same binary without dlgemm,
-# as one variable grew by 16 bytes.  So both runs get environments of one
-# size (PAD stands in for LD_PRELOAD in the plain run), and each round moves
-# both stacks by 16 more bytes.
+# as one variable grew by 16 bytes; and on where the heap's matrices lie
+# against it, which dlgemm's own allocations move.  So both runs get
+# environments of one size (PAD stands in for LD_PRELOAD in the plain run),
+# and each round moves both stacks by 16 more bytes and both heaps by 592
+# (HEAP_SHIFT, held by bench_lapack before its matrices).
 if [ -n "${SMALL_SIZES:-}" ]; then
   preload="LD_PRELOAD=$lib"
   for round in $(seq "${ROUNDS:-3}"); do
     shift_=$(printf "%$((round * 16))s" "" | tr ' ' x)
     stand_in=$(printf "%$((${#preload} - 4))s" "" | tr ' ' x)
-    env SHIFT="$shift_" PAD="$stand_in" "$bin" "$routines" "$SMALL_SIZES" \
+    heap=$((round * 592 % 4096))
+    env SHIFT="$shift_" HEAP_SHIFT=$heap PAD="$stand_in" "$bin" "$routines" "$SMALL_SIZES" \
       >"$out/lapack_plain.small$round.txt"
-    env SHIFT="$shift_" "$preload" "$bin" "$routines" "$SMALL_SIZES" \
+    env SHIFT="$shift_" HEAP_SHIFT=$heap "$preload" "$bin" "$routines" "$SMALL_SIZES" \
       >"$out/lapack_dlgemm.small$round.txt"
   done
-  echo "small sizes: ${ROUNDS:-3} rounds of plain and dlgemm, alternately, the stack moved 16 bytes a round"
+  echo "small sizes: ${ROUNDS:-3} rounds of plain and dlgemm, alternately, stack and heap moved each round"
 fi
 # The summary of the dlgemm log: where each factorization call went.
 grep -E "^dlgemm: [sd](getrf|potrf|geqrf)_" "$out/lapack_dlgemm.log" 2>/dev/null |

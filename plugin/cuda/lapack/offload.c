@@ -135,7 +135,9 @@ dlgemm_status dlg_cuda_factor(dlg_factor *f)
 
 int dlg_cuda_factor_pays(const dlg_factor *f, char *why, size_t why_len)
 {
-  const double min_n = dlg_config_get()->lapack_min_n;
+  /* QR's panels are launch-bound (about ten launches a column): at
+   * n = 384 it ran at 0.93x netlib on one core, from 512 at 1.4x and up */
+  const double min_n = dlg_config_get()->lapack_min_n * (f->kind == DLG_GEQRF ? 4.0 / 3 : 1);
   const int64_t k = f->m < f->n ? f->m : f->n;
   const int pays = (double)k >= min_n;
   /* formatted for the verbose log only: every small call asks */
