@@ -33,7 +33,7 @@ static int computable(const dlg_factor *f, const lapack_args *c)
   return f->m > 0 && f->n > 0 && f->lda >= rows;
 }
 
-static void forward(const dlg_factor *f, const lapack_args *c, void *work, const int *lwork)
+static void forward(const dlg_factor *f, const lapack_args *c)
 {
   const dlg_cpu_lapack *next = dlg_cpu_lapack_get();
   const int d = f->dtype == DLG_F64;
@@ -42,7 +42,7 @@ static void forward(const dlg_factor *f, const lapack_args *c, void *work, const
   } else if (f->kind == DLG_POTRF && next->potrf[d]) {
     next->potrf[d](c->uplo, c->n, f->a, c->lda, c->info, 1);
   } else if (f->kind == DLG_GEQRF && next->geqrf[d]) {
-    next->geqrf[d](c->m, c->n, f->a, c->lda, f->tau, work, lwork, c->info);
+    next->geqrf[d](c->m, c->n, f->a, c->lda, f->tau, c->work, c->lwork, c->info);
   } else {
     /* only a program that dlopen()ed us and has no LAPACK gets here */
     dlg_fail(DLGEMM_ERR_NO_BACKEND, "%s: no LAPACK in the process or as liblapack.so.3",
@@ -92,7 +92,7 @@ void lapack_factor(dlg_factor *f, const lapack_args *c)
      * accounts for every product */
     const int direct = !fell_back && !dlg_config_get()->verbose;
     cpu_factor_depth += direct;
-    forward(f, c, c->work, c->lwork);
+    forward(f, c);
     cpu_factor_depth -= direct;
     f->info = *c->info;
   }

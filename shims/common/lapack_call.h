@@ -12,7 +12,7 @@
 typedef struct lapack_args {
   const char *uplo;
   const int *m, *n, *lda;
-  void *work;        /* GEQRF: WORK(1) returns the optimal LWORK */
+  void *work;        /* GEQRF: WORK(1) is set as the reference sets it */
   const int *lwork;  /* GEQRF: -1 is a workspace query */
   int *info;
 } lapack_args;

@@ -9,11 +9,11 @@
 #include "shims/common/lapack_call.h"
 #include "shims/common/routines.h"
 
-#define FORTRAN_FACTOR(p, P, T, DT)                                                           \
+#define FORTRAN_FACTOR(p, P, T, DT)                                                              \
   DLGEMM_API void p##getrf_(const int *m, const int *n, T *a, const int *lda, int *ipiv,         \
                             int *info)                                                           \
   {                                                                                              \
-    dlg_factor f = {.kind = DLG_GETRF, .dtype = DT, .m = *m, .n = *n, .a = a, .lda = *lda,    \
+    dlg_factor f = {.kind = DLG_GETRF, .dtype = DT, .m = *m, .n = *n, .a = a, .lda = *lda,       \
                     .ipiv = ipiv, .origin = #p "getrf_"};                                        \
     lapack_args c = {NULL, m, n, lda, NULL, NULL, info};                                         \
     lapack_factor(&f, &c);                                                                       \
@@ -21,7 +21,7 @@
   DLGEMM_API void p##potrf_(const char *uplo, const int *n, T *a, const int *lda, int *info,     \
                             size_t uplo_len)                                                     \
   {                                                                                              \
-    dlg_factor f = {.kind = DLG_POTRF, .dtype = DT, .m = *n, .n = *n, .a = a, .lda = *lda,    \
+    dlg_factor f = {.kind = DLG_POTRF, .dtype = DT, .m = *n, .n = *n, .a = a, .lda = *lda,       \
                     .origin = #p "potrf_"};                                                      \
     lapack_args c = {uplo, n, n, lda, NULL, NULL, info};                                         \
     (void)uplo_len;                                                                              \
@@ -30,7 +30,7 @@
   DLGEMM_API void p##geqrf_(const int *m, const int *n, T *a, const int *lda, T *tau, T *work,   \
                             const int *lwork, int *info)                                         \
   {                                                                                              \
-    dlg_factor f = {.kind = DLG_GEQRF, .dtype = DT, .m = *m, .n = *n, .a = a, .lda = *lda,    \
+    dlg_factor f = {.kind = DLG_GEQRF, .dtype = DT, .m = *m, .n = *n, .a = a, .lda = *lda,       \
                     .tau = tau, .origin = #p "geqrf_"};                                          \
     lapack_args c = {NULL, m, n, lda, work, lwork, info};                                        \
     lapack_factor(&f, &c);                                                                       \
