@@ -59,9 +59,9 @@ done
 # (HEAP_SHIFT, held by bench_lapack before its matrices).
 if [ -n "${SMALL_SIZES:-}" ]; then
   preload="LD_PRELOAD=$lib"
+  stand_in=$(printf "%$((${#preload} - 4))s" "" | tr ' ' x) # PAD= and as many bytes
   for round in $(seq "${ROUNDS:-3}"); do
     shift_=$(printf "%$((round * 16))s" "" | tr ' ' x)
-    stand_in=$(printf "%$((${#preload} - 4))s" "" | tr ' ' x)
     heap=$((round * 592 % 4096))
     env SHIFT="$shift_" HEAP_SHIFT=$heap PAD="$stand_in" "$bin" "$routines" "$SMALL_SIZES" \
       >"$out/lapack_plain.small$round.txt"

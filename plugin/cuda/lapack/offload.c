@@ -90,7 +90,8 @@ static dlgemm_status run(dlg_factor *f, dlg_cuda_device *dev, const dlg_cuda_api
       st = dlg_fail(DLGEMM_ERR_BACKEND_FAILED, "INFO=%d, not positive definite: the next "
                     "LAPACK writes the reference's partial factor", info);
     t2 = dlg_now();
-    if (!st && ((vbytes && ((e = cu->MemcpyDtoHAsync(vec, r.ipiv, vbytes, s)) ||
+    if (!st && ((vbytes && ((e = cu->MemcpyDtoHAsync(vec, f->kind == DLG_GETRF ? r.ipiv : r.tau,
+                                                      vbytes, s)) ||
                             (e = cu->StreamSynchronize(s)))) ||
                 dlg_cuda_offload_matrix(dev, f->a, f->lda, base, ld, f->m, f->n, es, 0, s))) {
       /* The caller's matrix may be half written: no fallback can undo it. */
