@@ -1,18 +1,20 @@
 /*
  * lapack.c - an unmodified reference-LAPACK program: xGETRF, xPOTRF and
  * xGEQRF on malloc'ed matrices, timed, each followed by a solve with the
- * factors and its scaled residual.  Linked with -llapack -lblas only;
+ * factors and its scaled residual; and xORMQR, Q^T A with A's own QR.  Linked with -llapack -lblas only;
  * dlgemm, NVBLAS or OpenBLAS come in from outside (bench/lapack.sh runs
  * them in one job), so the same binary measures all of them.
  *
  *   usage: bench_lapack ROUTINES SIZES [SECONDS]
- *     ROUTINES  comma list of dgetrf sgetrf dpotrf spotrf dgeqrf sgeqrf
+ *     ROUTINES  comma list of dgetrf sgetrf dpotrf spotrf dgeqrf sgeqrf dormqr sormqr
  *     SIZES     comma list of n (square matrices, lda = n)
  *     SECONDS   skip a size once the previous one predicts more than this
  *
  * Each line: routine n seconds GFLOP/s residual info, where residual is
  * |A x - b|_inf / (|A|_inf |x|_inf n eps) for the solve with the computed
  * factors (xGETRS, xPOTRS, xORMQR + xTRTRS): LAPACK's testers accept < 30.
+ * xORMQR ('L', 'T', C = A, n columns; 2 n^3 flops) is timed on the factors
+ * of an untimed xGEQRF; its residual is |Q^T A - R|_1 / (|A|_1 n eps).
  * Up to n = 2048 one untimed call comes first, then the factorization is
  * repeated (fresh copies) for at least 1 s (at most 400 times) and the
  * median reported: small sizes are CPU-noise-sized otherwise.
@@ -63,21 +65,43 @@ static int cmp(const void *a, const void *b)
                        int *info)                                                                 \
   {                                                                                               \
     double t0;                                                                                    \
-    memcpy(a, a0, sizeof(T) * (size_t)n * n);                                                     \
+    /* xORMQR: a holds the factors, c (after a's n^2) takes Q^T A */                              \
+    T *c = kind == 'o' ? a + (size_t)n * n : a;                                                   \
+    memcpy(c, a0, sizeof(T) * (size_t)n * n);                                                     \
     t0 = now();                                                                                   \
     if (kind == 'g') p##getrf_(&n, &n, a, &n, ipiv, info);                                        \
     if (kind == 'p') p##potrf_("L", &n, a, &n, info, 1);                                          \
     if (kind == 'q') p##geqrf_(&n, &n, a, &n, tau, work, &lwork, info);                           \
+    if (kind == 'o')                                                                              \
+      p##ormqr_("L", "T", &n, &n, &n, a, &n, tau, c, &n, work, &lwork, info, 1, 1);               \
     return now() - t0;                                                                            \
+  }                                                                                               \
+  /* |Q^T A - R|_1 with R the upper triangle of f: xORMQR's result c */                           \
+  static double p##qta_residual(int n, const T *f, const T *c)                                    \
+  {                                                                                               \
+    double worst = 0;                                                                             \
+    int i, j;                                                                                     \
+    for (j = 0; j < n; j++) {                                                                     \
+      double s = 0;                                                                               \
+      for (i = 0; i < n; i++)                                                                     \
+        s += fabs((double)c[i + (size_t)j * n] - (i <= j ? (double)f[i + (size_t)j * n] : 0));    \
+      if (!(s <= worst)) worst = s;                                                               \
+    }                                                                                             \
+    return worst;                                                                                 \
   }                                                                                               \
   static void p##bench(char kind, int n, double limit, double *t_prev, int *n_prev)              \
   {                                                                                               \
     const size_t nn = (size_t)n * n;                                                              \
-    T *a0 = malloc(sizeof(T) * nn), *a = malloc(sizeof(T) * nn), *x = malloc(sizeof(T) * n);      \
+    T *a0 = malloc(sizeof(T) * nn), *a = malloc(sizeof(T) * nn * (kind == 'o' ? 2 : 1));          \
+    T *x = malloc(sizeof(T) * n);                                                                 \
     T *b = malloc(sizeof(T) * n), *tau = malloc(sizeof(T) * n), q;                                \
     int *ipiv = malloc(sizeof(int) * n), info = 0, one = 1, lwork = -1;                           \
     double times[400], flops, anorm = 0, xnorm = 0, rnorm = 0, total = 0;                          \
     int reps = 0, i, j;                                                                           \
+    const char *name = kind == 'g'   ? #p "getrf"                                                 \
+                       : kind == 'p' ? #p "potrf"                                                 \
+                       : kind == 'q' ? #p "geqrf"                                                 \
+                                     : #p "ormqr";                                                \
     T *work;                                                                                      \
     for (j = 0; j < n; j++)                                                                       \
       for (i = 0; i < n; i++) a0[i + (size_t)j * n] = (T)urand();                                 \
@@ -90,12 +114,16 @@ static int cmp(const void *a, const void *b)
     lwork = (int)q > n ? (int)q : n;                                                              \
     work = malloc(sizeof(T) * (size_t)lwork);                                                     \
     flops = kind == 'g' ? 2.0 / 3 * n * (double)n * n                                             \
-          : kind == 'p' ? 1.0 / 3 * n * (double)n * n : 4.0 / 3 * n * (double)n * n;              \
+          : kind == 'p' ? 1.0 / 3 * n * (double)n * n                                             \
+          : kind == 'q' ? 4.0 / 3 * n * (double)n * n : 2.0 * n * (double)n * n;                  \
     const double predicted = *t_prev * pow((double)n / (*n_prev ? *n_prev : n), 3);              \
     if (predicted > limit) {                                                                      \
-      printf("%s n=%d skipped (predicted %.0f s)\n",                                              \
-             kind == 'g' ? #p "getrf" : kind == 'p' ? #p "potrf" : #p "geqrf", n, predicted);     \
+      printf("%s n=%d skipped (predicted %.0f s)\n", name, n, predicted);                         \
       goto out;                                                                                   \
+    }                                                                                             \
+    if (kind == 'o') { /* the factors whose Q is applied, untimed */                              \
+      memcpy(a, a0, sizeof(T) * nn);                                                              \
+      p##geqrf_(&n, &n, a, &n, tau, work, &lwork, &info);                                         \
     }                                                                                             \
     if (n <= 2048) /* warm-up: caches, and the pools' first use at this size */                    \
       p##run(kind, n, a, a0, ipiv, tau, work, lwork, &info);                                      \
@@ -105,29 +133,38 @@ static int cmp(const void *a, const void *b)
     } while (total < 1.0 && reps < 400 && info == 0);                                              \
     qsort(times, reps, sizeof times[0], cmp);                                                     \
     *t_prev = times[reps / 2], *n_prev = n;                                                       \
-    for (i = 0; i < n; i++) x[i] = (T)urand();                                                    \
-    for (i = 0; i < n; i++) {                                                                     \
-      double s = 0, r = 0;                                                                        \
-      for (j = 0; j < n; j++) s += a0[i + (size_t)j * n] * (double)x[j],                          \
-                              r += fabs((double)a0[i + (size_t)j * n]);                           \
-      b[i] = (T)s;                                                                                \
-      if (r > anorm) anorm = r;                                                                   \
-    }                                                                                             \
-    memcpy(x, b, sizeof(T) * n);                                                                  \
-    if (!info && kind == 'g') p##getrs_("N", &n, &one, a, &n, ipiv, x, &n, &info, 1);             \
-    if (!info && kind == 'p') p##potrs_("L", &n, &one, a, &n, x, &n, &info, 1);                   \
-    if (!info && kind == 'q') {                                                                   \
-      p##ormqr_("L", "T", &n, &one, &n, a, &n, tau, x, &n, work, &lwork, &info, 1, 1);            \
-      if (!info) p##trtrs_("U", "N", "N", &n, &one, a, &n, x, &n, &info, 1, 1, 1);                \
-    }                                                                                             \
-    for (i = 0; i < n; i++) {                                                                     \
-      double s = -(double)b[i];                                                                   \
-      for (j = 0; j < n; j++) s += a0[i + (size_t)j * n] * (double)x[j];                          \
-      if (fabs(s) > rnorm) rnorm = fabs(s);                                                       \
-      if (fabs((double)x[i]) > xnorm) xnorm = fabs((double)x[i]);                                 \
+    if (kind == 'o') { /* |Q^T A - R|_1 / (|A|_1 n eps) */                                        \
+      rnorm = p##qta_residual(n, a, a + nn), xnorm = 1;                                           \
+      for (j = 0; j < n; j++) {                                                                   \
+        double col = 0;                                                                           \
+        for (i = 0; i < n; i++) col += fabs((double)a0[i + (size_t)j * n]);                       \
+        anorm = fmax(anorm, col);                                                                 \
+      }                                                                                           \
+    } else {                                                                                      \
+      for (i = 0; i < n; i++) x[i] = (T)urand();                                                  \
+      for (i = 0; i < n; i++) {                                                                   \
+        double s = 0, r = 0;                                                                      \
+        for (j = 0; j < n; j++) s += a0[i + (size_t)j * n] * (double)x[j],                        \
+                                r += fabs((double)a0[i + (size_t)j * n]);                         \
+        b[i] = (T)s;                                                                              \
+        if (r > anorm) anorm = r;                                                                 \
+      }                                                                                           \
+      memcpy(x, b, sizeof(T) * n);                                                                \
+      if (!info && kind == 'g') p##getrs_("N", &n, &one, a, &n, ipiv, x, &n, &info, 1);           \
+      if (!info && kind == 'p') p##potrs_("L", &n, &one, a, &n, x, &n, &info, 1);                 \
+      if (!info && kind == 'q') {                                                                 \
+        p##ormqr_("L", "T", &n, &one, &n, a, &n, tau, x, &n, work, &lwork, &info, 1, 1);          \
+        if (!info) p##trtrs_("U", "N", "N", &n, &one, a, &n, x, &n, &info, 1, 1, 1);              \
+      }                                                                                           \
+      for (i = 0; i < n; i++) {                                                                   \
+        double s = -(double)b[i];                                                                 \
+        for (j = 0; j < n; j++) s += a0[i + (size_t)j * n] * (double)x[j];                        \
+        if (fabs(s) > rnorm) rnorm = fabs(s);                                                     \
+        if (fabs((double)x[i]) > xnorm) xnorm = fabs((double)x[i]);                               \
+      }                                                                                           \
     }                                                                                             \
     printf("%s n=%d seconds=%.4f gflops=%.2f residual=%.3g info=%d reps=%d\n",                    \
-           kind == 'g' ? #p "getrf" : kind == 'p' ? #p "potrf" : #p "geqrf", n, times[reps / 2],  \
+           name, n, times[reps / 2],                                                              \
            flops / times[reps / 2] * 1e-9, rnorm / (anorm * xnorm * n * (EPS)), info, reps);      \
     fflush(stdout);                                                                               \
   out:                                                                                            \
@@ -165,7 +202,7 @@ int main(int argc, char **argv)
   for (r = strtok_r(routines, ",", &save1); r; r = strtok_r(NULL, ",", &save1)) {
     double t_prev = 0;
     int n_prev = 0;
-    char kind = strstr(r, "getrf") ? 'g' : strstr(r, "potrf") ? 'p' : 'q';
+    char kind = strstr(r, "getrf") ? 'g' : strstr(r, "potrf") ? 'p' : strstr(r, "geqrf") ? 'q' : 'o';
     snprintf(sizes, sizeof sizes, "%s", argv[2]);
     for (s = strtok_r(sizes, ",", &save2); s; s = strtok_r(NULL, ",", &save2)) {
       int n = atoi(s);

@@ -1,6 +1,6 @@
 #!/bin/bash
 # lapack.sh - the same unmodified reference-LAPACK program (bench_lapack:
-# xGETRF, xPOTRF, xGEQRF on malloc'ed matrices, each with its solve and
+# xGETRF, xPOTRF, xGEQRF, xORMQR on malloc'ed matrices, each with its solve and
 # residual) four ways in one job on the GPU machine: plain (reference
 # LAPACK on netlib BLAS, one core), dlgemm LD_PRELOAD'ed, NVBLAS
 # LD_PRELOAD'ed (netlib as its CPU BLAS), and OpenBLAS's own LAPACK and BLAS
@@ -71,7 +71,7 @@ if [ -n "${SMALL_SIZES:-}" ]; then
   echo "small sizes: ${ROUNDS:-3} rounds of plain and dlgemm, alternately, stack and heap moved each round"
 fi
 # The summary of the dlgemm log: where each factorization call went.
-grep -E "^dlgemm: [sd](getrf|potrf|geqrf)_" "$out/lapack_dlgemm.log" 2>/dev/null |
+grep -E "^dlgemm: [sd](getrf|potrf|geqrf|ormqr)_" "$out/lapack_dlgemm.log" 2>/dev/null |
   sed 's/^dlgemm: \([a-z]*_\) .* -> \([a-z-]*\) .*/\1 \2/' | sort | uniq -c
 
 python3 - "$out" $runs <<'PY'

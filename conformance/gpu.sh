@@ -141,7 +141,7 @@ fi
 # Reference LAPACK four ways (OpenBLAS from OPENBLAS_DIR or prepare's libopenblas0-pthread).
 if want lapackbench && [ -x $build/bench/bench_lapack ]; then
   SMALL_SIZES=${LAPACK_SMALL_SIZES:-64,128,256,384,512,1024} RUN_LIMIT=${LAPACK_RUN_LIMIT:-600} \
-    bench/lapack.sh $build "$out/lapackbench" dgetrf,dpotrf,sgetrf,dgeqrf 2>&1 | tee "$out/lapackbench.log"
+    bench/lapack.sh $build "$out/lapackbench" dgetrf,dpotrf,sgetrf,dgeqrf,dormqr 2>&1 | tee "$out/lapackbench.log"
 fi
 if want hostbench && [ -x $build/bench/host_bench ]; then
   bench/host_bench.sh $build "$out/hostbench" ${HOSTBENCH_SIZES:-} 2>&1 | tee "$out/hostbench.log"

@@ -5,7 +5,8 @@
 #
 # usage: lapack_testers.sh LIBDLGEMM TESTDIR PROGRAM INPUT PREFIX [EXPECT_BACKEND]
 #   PROGRAM  xlintsts or xlintstd (Debian liblapack-test), INPUT stest.in / dtest.in
-#   PREFIX   s or d: the routines counted are <prefix>getrf_, potrf_ and geqrf_
+#   PREFIX   s or d: the routines counted are <prefix>getrf_, potrf_, geqrf_
+#            and ormqr_
 #   EXPECT_BACKEND  if given, every computable call must have run on it: logged
 #            "-> cuda", or handed to the next LAPACK after the GPU found the
 #            matrix not positive definite (the reference writes that answer)
@@ -29,12 +30,12 @@ summary preloaded.txt >preloaded.sum
 diff plain.sum preloaded.sum >diff.txt || { cat diff.txt; fail "summaries differ from the plain run"; }
 grep -q "failed" preloaded.sum && echo "note: the plain run has failures too (same lines both ways)"
 
-calls=$(grep -E "^dlgemm: ${p}(getrf|potrf|geqrf)_ " calls.log)
+calls=$(grep -E "^dlgemm: ${p}(getrf|potrf|geqrf|ormqr)_ " calls.log)
 n_all=$(echo "$calls" | grep -c .)
 n_forwarded=$(echo "$calls" | grep -c -- "illegal, empty")
 n_cuda=$(echo "$calls" | grep -c -- "-> cuda ")
 n_notpd=$(echo "$calls" | grep -c -- "-> cpu-lapack (fallback after cuda failed: INFO=")
-[ "$n_all" -gt 0 ] || fail "no ${p}getrf_ / ${p}potrf_ / ${p}geqrf_ call went through dlgemm"
+[ "$n_all" -gt 0 ] || fail "no ${p}getrf_ / potrf_ / geqrf_ / ormqr_ call went through dlgemm"
 if [ -n "$expect" ]; then
   other=$((n_all - n_forwarded - n_cuda - n_notpd))
   [ "$other" -eq 0 ] || {

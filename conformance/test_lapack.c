@@ -1,5 +1,5 @@
 /*
- * test_lapack.c - xGETRF, xPOTRF and xGEQRF through dlgemm against the reference
+ * test_lapack.c - xGETRF, xPOTRF, xGEQRF and xORMQR through dlgemm against the reference
  * LAPACK, as a program linked with -llapack -lblas sees them (libdlgemm.so
  * comes first in its link order, as LD_PRELOAD would put it).
  *
@@ -12,10 +12,13 @@
  * reconstruct A within LAPACK's own test threshold (30, in units of
  * n |A| eps), pivots must be legal and INFO equal; QR's Q (formed by the
  * reference's xORGQR from our reflectors) must be orthogonal to the same
- * threshold and R's diagonal have the reference's signs.  Both modes check:
+ * threshold and R's diagonal have the reference's signs; xORMQR's product
+ * must be the reference's within 30 (|C| nq eps).  Both modes check:
  *   - odd shapes (m != n, 1, primes, around the 32 leaf), lda > m with the
  *     rows beyond m poisoned and left bit for bit alone, uplo L and U with
  *     the other triangle left alone;
+ *   - xORMQR from either side, transposed or not, with k all or some of the
+ *     reflectors, A and TAU left alone, WORK(1) the reference's;
  *   - a zero column (INFO from GETRF, TAU = 0 from GEQRF), a matrix that is
  *     not positive definite (INFO from POTRF, and the reference's partial
  *     factor), a matrix so small that DLARFG rescales (GEQRF);
@@ -46,6 +49,12 @@ void spotrf_(const char *, const int *, float *, const int *, int *, size_t);
 void dgeqrf_(const int *, const int *, double *, const int *, double *, double *, const int *,
              int *);
 void sgeqrf_(const int *, const int *, float *, const int *, float *, float *, const int *, int *);
+void dormqr_(const char *, const char *, const int *, const int *, const int *, const double *,
+             const int *, const double *, double *, const int *, double *, const int *, int *,
+             size_t, size_t);
+void sormqr_(const char *, const char *, const int *, const int *, const int *, const float *,
+             const int *, const float *, float *, const int *, float *, const int *, int *,
+             size_t, size_t);
 
 typedef void (*getrf_fn)(const int *, const int *, void *, const int *, int *, int *);
 typedef void (*potrf_fn)(const char *, const int *, void *, const int *, int *, size_t);
@@ -53,10 +62,14 @@ typedef void (*geqrf_fn)(const int *, const int *, void *, const int *, void *, 
                          const int *, int *);
 typedef void (*orgqr_fn)(const int *, const int *, const int *, void *, const int *, const void *,
                          void *, const int *, int *);
+typedef void (*ormqr_fn)(const char *, const char *, const int *, const int *, const int *,
+                         const void *, const int *, const void *, void *, const int *, void *,
+                         const int *, int *, size_t, size_t);
 static getrf_fn ref_getrf[2];
 static potrf_fn ref_potrf[2];
 static geqrf_fn ref_geqrf[2];
 static orgqr_fn ref_orgqr[2];
+static ormqr_fn ref_ormqr[2];
 static int gpu_mode, failures, checks;
 static rng r;
 
@@ -304,6 +317,68 @@ static void check_geqrf(mat *a, const char *what)
   free(ours.x), free(ref.x), free(tau), free(taur), free(work), free(workr);
 }
 
+/* op(Q) C or C op(Q), Q from the first k reflectors of the reference's QR
+ * of a, C `other` wide (from the left) or high (from the right) with NaN
+ * padding rows: ours against the reference's xORMQR on the same C, with A,
+ * TAU and the padding left bit for bit alone and WORK(1) the reference's.
+ * GPU mode: |ours - reference|_1 / (|C|_1 nq eps) < 30 (xQRT03's measure). */
+static void check_ormqr(const mat *a, char side, char trans, int other, int k, const char *what)
+{
+  const int es = a->d ? 8 : 4, nq = a->m, left = side == 'L';
+  const int lwork = (left ? other : nq) * 64 + 65 * 64, kq = a->m < a->n ? a->m : a->n;
+  mat f = alloc_like(a), c0 = make(a->d, left ? nq : other, left ? other : nq, 2, 'g');
+  mat ours = alloc_like(&c0), ref = alloc_like(&c0), fkeep;
+  char *tau = calloc(kq + 1, es), *taukeep = calloc(kq + 1, es);
+  char *work = calloc(lwork, es), *workr = calloc(lwork, es);
+  int info = -7, infor = -7, i, j;
+  ref_geqrf[a->d](&a->m, &a->n, f.x, &a->lda, tau, work, &lwork, &info);
+  fkeep = alloc_like(&f);
+  memcpy(taukeep, tau, (size_t)kq * es);
+  info = -7;
+  if (a->d)
+    dormqr_(&side, &trans, &c0.m, &c0.n, &k, f.x, &f.lda, (double *)tau, ours.x, &ours.lda,
+            (double *)work, &lwork, &info, 1, 1);
+  else
+    sormqr_(&side, &trans, &c0.m, &c0.n, &k, f.x, &f.lda, (float *)tau, ours.x, &ours.lda,
+            (float *)work, &lwork, &info, 1, 1);
+  ref_ormqr[a->d](&side, &trans, &c0.m, &c0.n, &k, fkeep.x, &f.lda, taukeep, ref.x, &ref.lda,
+                  workr, &lwork, &infor, 1, 1);
+  CHECK(info == infor, "%s %cormqr %c%c m=%d n=%d k=%d: info %d, reference %d", what,
+        "sd"[a->d], side, trans, c0.m, c0.n, k, info, infor);
+  CHECK(!memcmp(work, workr, es), "%s %cormqr %c%c m=%d n=%d k=%d: WORK(1) is not the "
+        "reference's", what, "sd"[a->d], side, trans, c0.m, c0.n, k);
+  CHECK(!memcmp(f.x, fkeep.x, bytes(&f)) && !memcmp(tau, taukeep, (size_t)kq * es),
+        "%s %cormqr %c%c m=%d n=%d k=%d: A or TAU was written", what, "sd"[a->d], side, trans,
+        c0.m, c0.n, k);
+  CHECK(untouched(&c0, &ours, 0), "%s %cormqr %c%c m=%d n=%d: rows beyond m were written", what,
+        "sd"[a->d], side, trans, c0.m, c0.n);
+  if (!gpu_mode) {
+    CHECK(!memcmp(ours.x, ref.x, bytes(&c0)), "%s %cormqr %c%c m=%d n=%d k=%d: not bit for bit "
+          "the reference's", what, "sd"[a->d], side, trans, c0.m, c0.n, k);
+  } else {
+    double worst = 0, res;
+    for (j = 0; j < c0.n; j++) {
+      double col = 0;
+      for (i = 0; i < c0.m; i++) col += fabs(get(&ours, i, j) - get(&ref, i, j));
+      if (!(col <= worst)) worst = col; /* NaN is the worst */
+    }
+    res = worst / (norm1(&c0) * nq * eps(a));
+    CHECK(res < 30, "%s %cormqr %c%c m=%d n=%d k=%d ldc=%d: difference %.3g", what, "sd"[a->d],
+          side, trans, c0.m, c0.n, k, c0.lda, res);
+  }
+  free(f.x), free(fkeep.x), free(c0.x), free(ours.x), free(ref.x);
+  free(tau), free(taukeep), free(work), free(workr);
+}
+
+/* Every side and transpose, k all the reflectors or about two thirds. */
+static void check_ormqr_all(const mat *a, int other, const char *what)
+{
+  static const char st[4][2] = {{'L', 'N'}, {'L', 'T'}, {'R', 'N'}, {'R', 'T'}};
+  const int k = a->m < a->n ? a->m : a->n;
+  int i;
+  for (i = 0; i < 4; i++) check_ormqr(a, st[i][0], st[i][1], other, i % 2 ? k - k / 3 : k, what);
+}
+
 static void *writer(void *arg)
 {
   mat *a = arg;
@@ -410,6 +485,8 @@ int main(int argc, char **argv)
   ref_geqrf[1] = (geqrf_fn)dlsym(h, "dgeqrf_");
   ref_orgqr[0] = (orgqr_fn)dlsym(h, "sorgqr_");
   ref_orgqr[1] = (orgqr_fn)dlsym(h, "dorgqr_");
+  ref_ormqr[0] = (ormqr_fn)dlsym(h, "sormqr_");
+  ref_ormqr[1] = (ormqr_fn)dlsym(h, "dormqr_");
   if (gpu_mode && getenv("DLGEMM_INJECT_FAULT") && !driver_has_gpu()) {
     printf("SKIP: test_lapack gpu needs an NVIDIA GPU\n");
     return 77;
@@ -423,6 +500,7 @@ int main(int argc, char **argv)
         mat a = make(d, shapes[s][0], shapes[s][1], pad, 'g');
         check_getrf(&a, "random");
         check_geqrf(&a, "random");
+        check_ormqr_all(&a, 1 + 40 * (int)(s % 3), "random");
         free(a.x);
       }
     }
@@ -443,6 +521,7 @@ int main(int argc, char **argv)
       for (i = 0; i < 90; i++) put(&a, i, 5, 0.0);
       check_getrf(&a, "singular");
       check_geqrf(&a, "singular");
+      check_ormqr_all(&a, 70, "singular");
       free(a.x);
     }
     { /* |x| below DLAMCH('S')/DLAMCH('E'): DLARFG scales x and beta up */

@@ -17,6 +17,10 @@
  *   householder one reflector of QR: DLARFG on a column, written back as
  *               DGEQRF leaves it, and as the unit column of V that qr.c's
  *               GEMMs read
+ *   unit_lower  DGEQRF's reflectors made a plain matrix V in place (ORMQR's
+ *               device copy of A): zeros above the diagonal, ones on it
+ *   larft       the T of up to DLG_QR_NB reflectors from G = V^T V and TAU
+ *               (DLARFT, forward and columnwise)
  *
  * Matrices are views (rs, cs element strides), so that Cholesky's upper
  * case is the lower case of the transposed view.  INFO lives on the device;
@@ -263,6 +267,38 @@ __device__ void householder(T *col, long long m, T *vcol, T *tau, T *tdiag, T sa
   if (threadIdx.x == 0) col[0] = beta, vcol[0] = T(1), *tau = t, *tdiag = t;
 }
 
+/* Column blockIdx.x (and every gridDim.x-th after it) of the rows x cols
+ * matrix a: what lies above the diagonal zeroed, the diagonal set to 1. */
+template <typename T> __device__ void unit_lower(T *a, long long ld, int rows, int cols)
+{
+  for (long long j = blockIdx.x; j < cols; j += gridDim.x) {
+    const long long top = j < rows ? j : rows;
+    for (long long i = threadIdx.x; i < top; i += blockDim.x) a[i + j * ld] = T(0);
+    if (threadIdx.x == 0 && j < rows) a[j + j * ld] = T(1);
+  }
+}
+
+/* DLARFT('F', 'C') of k <= DLG_QR_NB reflectors, one block of DLG_QR_NB
+ * threads (ld of t and g DLG_QR_NB):
+ *   T(i, i) = tau(i),  T(0:i, i) = -tau(i) T(0:i, 0:i) G(0:i, i).
+ * Row r of T needs only row r of T and G's columns, so thread r computes
+ * its row alone, column after column, with no barrier; the rows live in
+ * shared memory (padded by one element: a column's reads spread over the
+ * banks) because a thread's own array indexed by l would go to local memory.
+ * A zero tau gives a zero column, as DLARFT writes it, whatever G holds. */
+template <typename T> __device__ void larft(T *t, const T *g, const T *tau, int k)
+{
+  __shared__ T s[DLG_QR_NB][DLG_QR_NB + 1];
+  const int r = threadIdx.x;
+  for (int i = 0; i < k; i++) {
+    const T ti = tau[i];
+    T sum = T(0);
+    for (int l = r; l < i; l++) sum += s[r][l] * g[l + i * DLG_QR_NB];
+    s[r][i] = r > i || ti == T(0) ? T(0) : r == i ? ti : -ti * sum;
+  }
+  for (int i = 0; i < k; i++) t[r + i * DLG_QR_NB] = r < k ? s[r][i] : T(0);
+}
+
 #define DLG_LAPACK_KERNELS(T, x)                                                                   \
   extern "C" __global__ void __launch_bounds__(DLG_LAPACK_COLUMN_THREADS)                        \
       dlg_lu_column_##x(T *col, long long m, long long j, int *ipiv, int *info, T sfmin)         \
@@ -293,6 +329,15 @@ __device__ void householder(T *col, long long m, T *vcol, T *tau, T *tdiag, T sa
       dlg_householder_##x(T *col, long long m, T *vcol, T *tau, T *tdiag, T safmin, T huge)      \
   {                                                                                              \
     householder<T>(col, m, vcol, tau, tdiag, safmin, huge);                                      \
+  }                                                                                              \
+  extern "C" __global__ void dlg_unit_lower_##x(T *a, long long ld, int rows, int cols)          \
+  {                                                                                              \
+    unit_lower<T>(a, ld, rows, cols);                                                            \
+  }                                                                                              \
+  extern "C" __global__ void __launch_bounds__(DLG_QR_NB)                                        \
+      dlg_larft_##x(T *t, const T *g, const T *tau, int k)                                       \
+  {                                                                                              \
+    larft<T>(t, g, tau, k);                                                                      \
   }
 
 DLG_LAPACK_KERNELS(float, s)

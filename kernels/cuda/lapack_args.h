@@ -1,6 +1,6 @@
 /*
  * lapack_args.h - the sizes lapack.cu's kernels are written for, shared with
- * the host code that launches them (plugin/cuda/lapack/recursive.c), so the
+ * the host code that launches them (plugin/cuda/lapack/recursive.c, qr.c), so the
  * two cannot disagree.
  */
 #ifndef DLG_LAPACK_ARGS_H
@@ -13,5 +13,8 @@
 #define DLG_LAPACK_LEAF_THREADS 128
 /* Threads of the one lu_column block (its launch bound). */
 #define DLG_LAPACK_COLUMN_THREADS 512
+/* QR's block of reflectors (qr.c's panel width, the order of its T), and
+ * the threads of a larft block: one per row of T. */
+#define DLG_QR_NB 64
 
 #endif

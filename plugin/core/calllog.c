@@ -32,11 +32,14 @@ void dlg_log_call(const dlg_gemm *g, const char *layout, const char *backend, co
 
 void dlg_log_factor(const dlg_factor *f, const char *backend, const char *why, double seconds)
 {
-  char info[32] = "";
+  char info[32] = "", args[64] = "";
   if (!dlg_config_get()->verbose) return;
   if (f->info) snprintf(info, sizeof info, " info=%d", f->info);
+  if (f->kind == DLG_POTRF) snprintf(args, sizeof args, " uplo=%c", f->lower ? 'L' : 'U');
+  if (f->kind == DLG_ORMQR)
+    snprintf(args, sizeof args, " side=%c trans=%c k=%lld ldc=%lld", f->right ? 'R' : 'L',
+             f->trans ? 'T' : 'N', (long long)f->k, (long long)f->ldc);
   fprintf(stderr, "dlgemm: %s m=%lld n=%lld lda=%lld%s -> %s (%s)%s %.3f ms %.2f GFLOP/s\n",
-          f->origin, (long long)f->m, (long long)f->n, (long long)f->lda,
-          f->kind == DLG_POTRF ? (f->lower ? " uplo=L" : " uplo=U") : "", backend, why, info,
+          f->origin, (long long)f->m, (long long)f->n, (long long)f->lda, args, backend, why, info,
           seconds * 1e3, seconds > 0 ? dlg_factor_flops(f) / seconds * 1e-9 : 0.0);
 }

@@ -24,6 +24,8 @@ static void load(void)
   lapack.potrf[1] = (dlg_potrf_fn)find("dpotrf_");
   lapack.geqrf[0] = (dlg_geqrf_fn)find("sgeqrf_");
   lapack.geqrf[1] = (dlg_geqrf_fn)find("dgeqrf_");
+  lapack.ormqr[0] = (dlg_ormqr_fn)find("sormqr_");
+  lapack.ormqr[1] = (dlg_ormqr_fn)find("dormqr_");
   lapack.ilaenv = (dlg_ilaenv_fn)find("ilaenv_");
 }
 

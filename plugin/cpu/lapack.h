@@ -1,5 +1,5 @@
 /*
- * lapack.h - the "next LAPACK": who answers the factorizations dlgemm does
+ * lapack.h - the "next LAPACK": who answers the LAPACK calls dlgemm does
  * not take, with the caller's own arguments.
  */
 #ifndef DLG_CPU_LAPACK_H
@@ -7,7 +7,7 @@
 
 #include <stddef.h>
 
-/* xGETRF, xPOTRF and xGEQRF with the Fortran 77 ABI (LP64, one hidden length per
+/* xGETRF, xPOTRF, xGEQRF and xORMQR with the Fortran 77 ABI (LP64, one hidden length per
  * CHARACTER argument); a is float * or double * as the routine's type. */
 typedef void (*dlg_getrf_fn)(const int *m, const int *n, void *a, const int *lda, int *ipiv,
                              int *info);
@@ -16,6 +16,11 @@ typedef void (*dlg_potrf_fn)(const char *uplo, const int *n, void *a, const int 
 
 typedef void (*dlg_geqrf_fn)(const int *m, const int *n, void *a, const int *lda, void *tau,
                              void *work, const int *lwork, int *info);
+
+typedef void (*dlg_ormqr_fn)(const char *side, const char *trans, const int *m, const int *n,
+                             const int *k, const void *a, const int *lda, const void *tau, void *c,
+                             const int *ldc, void *work, const int *lwork, int *info,
+                             size_t side_len, size_t trans_len);
 
 /* ILAENV(ISPEC, NAME, OPTS, N1, N2, N3, N4): the blocking the LAPACK would use. */
 typedef int (*dlg_ilaenv_fn)(const int *ispec, const char *name, const char *opts, const int *n1,
@@ -26,6 +31,7 @@ typedef struct dlg_cpu_lapack {
   dlg_getrf_fn getrf[2]; /* [0 s, 1 d] */
   dlg_potrf_fn potrf[2];
   dlg_geqrf_fn geqrf[2];
+  dlg_ormqr_fn ormqr[2];
   dlg_ilaenv_fn ilaenv;
 } dlg_cpu_lapack;
 

@@ -1,11 +1,12 @@
 /*
- * lapack_call.c - the common path of the LAPACK factorizations.
+ * lapack_call.c - the common path of the LAPACK routines dlgemm answers.
  *
  * Unlike GEMM, nothing here imitates the reference's argument checks: a call
  * that is not plainly legal and non-empty is forwarded whole, so the next
  * LAPACK reports it (XERBLA('DGETRF', -INFO) and its INFO) exactly as the
  * reference would, because it is the reference.
  */
+#include <math.h>
 #include <stdio.h>
 #include "core/calllog.h"
 #include "core/config.h"
@@ -24,12 +25,21 @@ int lapack_in_cpu_factor(void) { return cpu_factor_depth; }
 
 static int lsame(char c, char ref) { return (c | 0x20) == (ref | 0x20); }
 
+/* ORMQR's order of Q, and the size of the workspace it needs (NW). */
+static int64_t ormqr_nq(const dlg_factor *f) { return f->right ? f->n : f->m; }
+static int64_t ormqr_nw(const dlg_factor *f) { return f->right ? f->m : f->n; }
+
 /* Legal and not empty (and not a workspace query): what the GPU may take. */
 static int computable(const dlg_factor *f, const lapack_args *c)
 {
   const int64_t rows = f->kind == DLG_POTRF ? f->n : f->m;
   if (f->kind == DLG_POTRF && !lsame(*c->uplo, 'U') && !lsame(*c->uplo, 'L')) return 0;
   if (f->kind == DLG_GEQRF && *c->lwork < (f->n > 1 ? f->n : 1)) return 0;
+  if (f->kind == DLG_ORMQR)
+    return (lsame(*c->side, 'L') || lsame(*c->side, 'R')) &&
+           (lsame(*c->trans, 'N') || lsame(*c->trans, 'T')) && f->m > 0 && f->n > 0 &&
+           f->k > 0 && f->k <= ormqr_nq(f) && f->lda >= ormqr_nq(f) && f->ldc >= f->m &&
+           *c->lwork >= ormqr_nw(f);
   return f->m > 0 && f->n > 0 && f->lda >= rows;
 }
 
@@ -43,6 +53,9 @@ static void forward(const dlg_factor *f, const lapack_args *c)
     next->potrf[d](c->uplo, c->n, f->a, c->lda, c->info, 1);
   } else if (f->kind == DLG_GEQRF && next->geqrf[d]) {
     next->geqrf[d](c->m, c->n, f->a, c->lda, f->tau, c->work, c->lwork, c->info);
+  } else if (f->kind == DLG_ORMQR && next->ormqr[d]) {
+    next->ormqr[d](c->side, c->trans, c->m, c->n, c->k, f->a, c->lda, f->tau, f->c, c->ldc,
+                   c->work, c->lwork, c->info, 1, 1);
   } else {
     /* only a program that dlopen()ed us and has no LAPACK gets here */
     dlg_fail(DLGEMM_ERR_NO_BACKEND, "%s: no LAPACK in the process or as liblapack.so.3",
@@ -51,21 +64,46 @@ static void forward(const dlg_factor *f, const lapack_args *c)
   }
 }
 
-/* WORK(1) after a GEQRF the GPU answered: what the reference leaves there,
- * its IWS - N, or N * NB where its own blocking (ILAENV's NB and NX, asked
- * of the next LAPACK) would have used blocked code. */
-static void set_work1(const dlg_factor *f, const lapack_args *c)
+/* ILAENV(ispec, NAME, opts, n1, n2, n3, -1) of the next LAPACK (its own
+ * blocking), or fallback where there is none. */
+static int ilaenv(int ispec, const char *name, const char *opts, size_t opts_len, const int *n1,
+                  const int *n2, const int *n3, int fallback)
 {
   const dlg_cpu_lapack *next = dlg_cpu_lapack_get();
-  const int one = 1, three = 3, none = -1, k = *c->m < *c->n ? *c->m : *c->n;
-  const char *name = f->dtype == DLG_F64 ? "DGEQRF" : "SGEQRF";
-  int iws = *c->n, nb;
-  if (f->kind != DLG_GEQRF) return;
-  if (next->ilaenv && (nb = next->ilaenv(&one, name, " ", c->m, c->n, &none, &none, 6, 1)) > 1 &&
-      nb < k && next->ilaenv(&three, name, " ", c->m, c->n, &none, &none, 6, 1) < k)
-    iws = *c->n * nb;
-  if (f->dtype == DLG_F64) *(double *)c->work = iws;
-  else *(float *)c->work = (float)iws;
+  const int none = -1;
+  return next->ilaenv ? next->ilaenv(&ispec, name, opts, n1, n2, n3, &none, 6, opts_len)
+                      : fallback;
+}
+
+/* WORK(1) after a call the GPU answered: what the reference leaves there.
+ * GEQRF: its IWS, N, or N * NB where its own blocking (NB and NX) would
+ * have used blocked code.  ORMQR: its LWKOPT, NW * min(64, NB) plus the
+ * 65 x 64 of its T (SORMQR rounds it up to a float that is not smaller,
+ * as SROUNDUP_LWORK). */
+static void set_work1(const dlg_factor *f, const lapack_args *c)
+{
+  const int k = *c->m < *c->n ? *c->m : *c->n, none = -1;
+  const int d = f->dtype == DLG_F64;
+  double w;
+  if (f->kind == DLG_GEQRF) {
+    const char *name = d ? "DGEQRF" : "SGEQRF";
+    const int nb = ilaenv(1, name, " ", 1, c->m, c->n, &none, 1);
+    w = *c->n;
+    if (nb > 1 && nb < k && ilaenv(3, name, " ", 1, c->m, c->n, &none, 0) < k) w = (double)*c->n * nb;
+  } else if (f->kind == DLG_ORMQR) {
+    const char opts[2] = {*c->side, *c->trans};
+    const int nb = ilaenv(1, d ? "DORMQR" : "SORMQR", opts, 2, c->m, c->n, c->k, 32);
+    w = (double)ormqr_nw(f) * (nb < 64 ? nb : 64) + 65 * 64;
+  } else {
+    return;
+  }
+  if (d) {
+    *(double *)c->work = w;
+  } else {
+    float x = (float)w;
+    if (x < w) x = nextafterf(x, INFINITY);
+    *(float *)c->work = x;
+  }
 }
 
 void lapack_factor(dlg_factor *f, const lapack_args *c)
@@ -75,6 +113,7 @@ void lapack_factor(dlg_factor *f, const lapack_args *c)
   const double t0 = dlg_now();
   int fell_back = 0;
   if (f->kind == DLG_POTRF) f->lower = lsame(*c->uplo, 'L');
+  if (f->kind == DLG_ORMQR) f->right = lsame(*c->side, 'R'), f->trans = lsame(*c->trans, 'T');
   dlg_call_enter();
   if (computable(f, c) && (be = route_pick_factor(f, why, sizeof why)) && be->factor(f)) {
     char reason[192];

@@ -1,6 +1,6 @@
 /*
- * lapack_call.h - one factorization call (dgetrf_, spotrf_...) and the one
- * function that answers it.
+ * lapack_call.h - one LAPACK call (dgetrf_, spotrf_, dormqr_...) and the
+ * one function that answers it.
  */
 #ifndef DLG_LAPACK_CALL_H
 #define DLG_LAPACK_CALL_H
@@ -11,9 +11,10 @@
  * LAPACK answers.  NULL where the routine has no such argument. */
 typedef struct lapack_args {
   const char *uplo;
-  const int *m, *n, *lda;
-  void *work;        /* GEQRF: WORK(1) is set as the reference sets it */
-  const int *lwork;  /* GEQRF: -1 is a workspace query */
+  const char *side, *trans; /* ORMQR */
+  const int *m, *n, *k, *lda, *ldc;
+  void *work;        /* GEQRF, ORMQR: WORK(1) is set as the reference sets it */
+  const int *lwork;  /* GEQRF, ORMQR: -1 is a workspace query */
   int *info;
 } lapack_args;
 

@@ -28,10 +28,10 @@
   X(s, S, float, DLG_F32, int64_t, 64_, 1)            \
   X(d, D, double, DLG_F64, int64_t, 64_, 1)
 
-/* The LAPACK factorizations dlgemm answers on the GPU (shims/fortran/
- * factor.c): xGETRF and xPOTRF, LP64.  X(p, P, T, dtype) as above.  The
- * drivers and solvers above them (xGESV, xPOSV, xGETRS...) stay in the
- * program's LAPACK and reach these through its own calls. */
+/* The LAPACK routines dlgemm answers on the GPU (shims/fortran/factor.c):
+ * xGETRF, xPOTRF, xGEQRF and xORMQR, LP64.  X(p, P, T, dtype) as above.
+ * The drivers and solvers above them (xGESV, xPOSV, xGELS, xGETRS...) stay
+ * in the program's LAPACK and reach these through its own calls. */
 #define DLG_FACTOR_ROUTINES(X) \
   X(s, S, float, DLG_F32)      \
   X(d, D, double, DLG_F64)

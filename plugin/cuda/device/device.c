@@ -110,7 +110,8 @@ static CUresult load_lapack(const dlg_cuda_api *cu, dlg_cuda_device *dev)
 {
   static const char *const names[DLG_LAPACK_KERNELS] = {"lu_column", "laswp", "trsm_leaf",
                                                         "potrf_leaf", "tri_add",
-                                                        "householder"};
+                                                        "householder", "unit_lower",
+                                                        "larft"};
   char name[48];
   CUresult r = CUDA_SUCCESS;
   int t;

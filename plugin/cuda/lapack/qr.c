@@ -1,7 +1,7 @@
 /*
- * qr.c - QR on device memory: DGEQRF's blocked algorithm with the panel
- * factored by recursion, so that every flop but the reflectors' own is in
- * the GEMM kernels.
+ * qr.c - QR on device memory, and the application of its Q: DGEQRF's and
+ * DORMQR's blocked algorithms, every flop but the reflectors' own in the
+ * GEMM kernels.
  *
  * Block columns of NB: the panel is factored as DGEQRT3 does (Elmroth and
  * Gustavson's recursive QR): factor the left half, apply its block
@@ -18,6 +18,12 @@
  *
  * R, V and TAU come out as DGEQRF's (same reflectors, beta = -sign(alpha)
  * |x|); the order of the sums differs, so the last bits do.
+ *
+ * ORMQR gets A from the host and never gives it back, so its device copy
+ * becomes V in place (unit_lower: one launch for every block), and each
+ * block's T is DLARFT's from G = V^T V (one GEMM, then larft): five
+ * launches a block of NB reflectors, against the ~10 a column that QR's
+ * panel costs.
  */
 #include <float.h>
 #include "core/errors.h"
@@ -26,7 +32,7 @@
 #include "cuda/lapack/steps.h"
 #include "kernels/cuda/lapack_args.h"
 
-enum { NB = 64 }; /* panel width: LAPACK's NB is 32; the GEMMs like 64 better */
+enum { NB = DLG_QR_NB }; /* panel width: LAPACK's NB is 32; the GEMMs like 64 better */
 
 typedef struct qr_work {
   dlg_dview v;      /* the panel's V: ldv x NB */
@@ -69,16 +75,32 @@ static void householder(dlg_factor_run *r, dlg_dview a, dlg_dview v, dlg_dview t
   dlg_step_launch(r, DLG_HOUSEHOLDER, 1, 1, DLG_LAPACK_COLUMN_THREADS, params);
 }
 
-/* c -= v (t^T (v^T c)): the block reflector (I - v t v^T)^T from the left,
- * through the workspaces w1, w2 (at least v.cols x c.cols). */
+/* The block reflector H = I - v t v^T, or H^T where trans, applied to c
+ * from the left (c = H c: c -= v (t (v^T c))) or the right (c = c H:
+ * c -= ((c v) t) v^T), three GEMMs through w1 and w2: v.cols x c.cols
+ * from the left, c.rows x v.cols from the right, leading dimension ldw. */
+static void apply(dlg_factor_run *r, CUdeviceptr w1, CUdeviceptr w2, int64_t ldw, dlg_dview v,
+                  dlg_dview t, int right, int trans, dlg_dview c)
+{
+  const dlg_dview ot = trans ? dlg_step_transposed(t) : t;
+  if (!right) {
+    const dlg_dview x = {w1, v.cols, c.cols, 1, ldw}, y = {w2, v.cols, c.cols, 1, ldw};
+    dlg_step_gemm(r, 1.0, dlg_step_transposed(v), c, 0.0, x);
+    dlg_step_gemm(r, 1.0, ot, x, 0.0, y);
+    dlg_step_gemm(r, -1.0, v, y, 1.0, c);
+  } else {
+    const dlg_dview x = {w1, c.rows, v.cols, 1, ldw}, y = {w2, c.rows, v.cols, 1, ldw};
+    dlg_step_gemm(r, 1.0, c, v, 0.0, x);
+    dlg_step_gemm(r, 1.0, x, ot, 0.0, y);
+    dlg_step_gemm(r, -1.0, y, dlg_step_transposed(v), 1.0, c);
+  }
+}
+
+/* c -= v (t^T (v^T c)): QR's update, H^T from the left. */
 static void apply_left(dlg_factor_run *r, const qr_work *w, dlg_dview v, dlg_dview t,
                        dlg_dview c)
 {
-  dlg_dview w1 = {w->w1.p, v.cols, c.cols, 1, w->w1.cs};
-  dlg_dview w2 = {w->w2.p, v.cols, c.cols, 1, w->w2.cs};
-  dlg_step_gemm(r, 1.0, dlg_step_transposed(v), c, 0.0, w1);
-  dlg_step_gemm(r, 1.0, dlg_step_transposed(t), w1, 0.0, w2);
-  dlg_step_gemm(r, -1.0, v, w2, 1.0, c);
+  apply(r, w->w1.p, w->w2.p, NB, v, t, 0, 1, c);
 }
 
 /* The panel a (rows from reflector j's diagonal down), its V in v and T in
@@ -129,5 +151,38 @@ void dlg_cuda_geqrf(dlg_factor_run *r, dlg_dview a)
     zero(r, w.t);
     panel(r, &w, dlg_step_sub(r, a, j0, j0, rows, jb), v, t, j0);
     if (j0 + jb < n) apply_left(r, &w, v, t, dlg_step_sub(r, a, j0, j0 + jb, rows, n - j0 - jb));
+  }
+}
+
+size_t dlg_cuda_ormqr_work(int64_t m, int64_t n, int right, size_t es)
+{
+  return es * (size_t)(2 * NB * NB + 2 * NB * (right ? round32(m) : n));
+}
+
+void dlg_cuda_ormqr(dlg_factor_run *r, dlg_dview a, dlg_dview c, int right, int trans)
+{
+  const size_t es = dlg_elem_size(r->dtype);
+  const int64_t nq = a.rows, k = a.cols, blocks = (k + NB - 1) / NB;
+  const int64_t ldw = right ? round32(c.rows) : NB;
+  /* Q^T from the left and Q from the right take H(1) first */
+  const int forward = right != trans;
+  const CUdeviceptr g = r->work, t = g + NB * NB * es, w1 = t + NB * NB * es;
+  const CUdeviceptr w2 = w1 + (CUdeviceptr)(ldw * (right ? NB : c.cols) * es);
+  long long ld = a.cs;
+  int rows = (int)nq, cols = (int)k, b;
+  void *params[] = {&a.p, &ld, &rows, &cols};
+  dlg_step_launch(r, DLG_UNIT_LOWER, (unsigned)(k < 4096 ? k : 4096), 1, 128, params);
+  for (b = 0; b < blocks; b++) {
+    const int64_t j0 = (forward ? b : blocks - 1 - b) * NB, jb = k - j0 < NB ? k - j0 : NB;
+    const dlg_dview v = dlg_step_sub(r, a, j0, j0, nq - j0, jb);
+    const dlg_dview gv = {g, jb, jb, 1, NB}, tv = {t, jb, jb, 1, NB};
+    CUdeviceptr tau = r->tau + (CUdeviceptr)(j0 * (int64_t)es), tp = t, gp = g;
+    int n = (int)jb;
+    void *larft[] = {&tp, &gp, &tau, &n};
+    dlg_step_gemm(r, 1.0, dlg_step_transposed(v), v, 0.0, gv);
+    dlg_step_launch(r, DLG_LARFT, 1, 1, NB, larft);
+    apply(r, w1, w2, ldw, v, tv, right, trans,
+          right ? dlg_step_sub(r, c, 0, j0, c.rows, nq - j0)
+                : dlg_step_sub(r, c, j0, 0, nq - j0, c.cols));
   }
 }
