@@ -1,9 +1,10 @@
 /*
  * lapack.c - an unmodified reference-LAPACK program: xGETRF, xPOTRF and
  * xGEQRF on malloc'ed matrices, timed, each followed by a solve with the
- * factors and its scaled residual; and xORMQR, Q^T A with A's own QR.  Linked with -llapack -lblas only;
- * dlgemm, NVBLAS or OpenBLAS come in from outside (bench/lapack.sh runs
- * them in one job), so the same binary measures all of them.
+ * factors and its scaled residual; and xORMQR, Q^T A with A's own QR.
+ * Linked with -llapack -lblas only; dlgemm, NVBLAS or OpenBLAS come in from
+ * outside (bench/lapack.sh runs them in one job), so the same binary
+ * measures all of them.
  *
  *   usage: bench_lapack ROUTINES SIZES [SECONDS]
  *     ROUTINES  comma list of dgetrf sgetrf dpotrf spotrf dgeqrf sgeqrf dormqr sormqr
@@ -202,7 +203,10 @@ int main(int argc, char **argv)
   for (r = strtok_r(routines, ",", &save1); r; r = strtok_r(NULL, ",", &save1)) {
     double t_prev = 0;
     int n_prev = 0;
-    char kind = strstr(r, "getrf") ? 'g' : strstr(r, "potrf") ? 'p' : strstr(r, "geqrf") ? 'q' : 'o';
+    char kind = strstr(r, "getrf")   ? 'g'
+                : strstr(r, "potrf") ? 'p'
+                : strstr(r, "geqrf") ? 'q'
+                                     : 'o';
     snprintf(sizes, sizeof sizes, "%s", argv[2]);
     for (s = strtok_r(sizes, ",", &save2); s; s = strtok_r(NULL, ",", &save2)) {
       int n = atoi(s);

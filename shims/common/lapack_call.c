@@ -89,7 +89,8 @@ static void set_work1(const dlg_factor *f, const lapack_args *c)
     const char *name = d ? "DGEQRF" : "SGEQRF";
     const int nb = ilaenv(1, name, " ", 1, c->m, c->n, &none, 1);
     w = *c->n;
-    if (nb > 1 && nb < k && ilaenv(3, name, " ", 1, c->m, c->n, &none, 0) < k) w = (double)*c->n * nb;
+    if (nb > 1 && nb < k && ilaenv(3, name, " ", 1, c->m, c->n, &none, 0) < k)
+      w = (double)*c->n * nb;
   } else if (f->kind == DLG_ORMQR) {
     const char opts[2] = {*c->side, *c->trans};
     const int nb = ilaenv(1, d ? "DORMQR" : "SORMQR", opts, 2, c->m, c->n, c->k, 32);

@@ -120,7 +120,8 @@ static dlgemm_status run(dlg_factor *f, dlg_cuda_device *dev, const dlg_cuda_api
     } else if (ormqr) {
       dlg_cuda_ormqr(&r, av, (dlg_dview){c.dev, c.rows, c.cols, 1, c.dld}, f->right, f->trans);
     } else {
-      dlg_cuda_potrf(&r, f->lower ? av : dlg_step_transposed(av)); /* U^T U: the lower case of A^T */
+      /* U^T U: the lower case of A^T */
+      dlg_cuda_potrf(&r, f->lower ? av : dlg_step_transposed(av));
     }
     st = r.status;
     if (!st && ((e = cu->MemcpyDtoHAsync(&info, r.info, sizeof info, s)) ||
