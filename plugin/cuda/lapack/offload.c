@@ -181,26 +181,20 @@ int dlg_cuda_factor_pays(const dlg_factor *f, char *why, size_t why_len)
    * n = 384 it ran at 0.93x netlib on one core, from 512 at 1.4x and up */
   const double min_n = dlg_config_get()->lapack_min_n * (f->kind == DLG_GEQRF ? 4.0 / 3 : 1);
   const int64_t k = f->m < f->n ? f->m : f->n;
-  int pays;
-  if (f->kind == DLG_ORMQR) {
-    /* A product with k reflectors, as thin as one vector: on the GPU once
-     * it has the flops of an LU at DLGEMM_LAPACK_MIN_N (a vector at
-     * m = k = 4343), where the copies (bandwidth-bound on both sides) and
-     * five launches per 64 reflectors are far below one core's time */
-    const double lu = 2.0 / 3 * min_n * min_n * min_n;
-    pays = dlg_factor_flops(f) >= lu;
-    if (dlg_config_get()->verbose)
-      snprintf(why, why_len, "%.3g flops %s an LU's at DLGEMM_LAPACK_MIN_N=%.0f",
-               dlg_factor_flops(f), pays ? ">=" : "<", min_n);
-    else
-      dlg_copy_text(why, why_len, pays ? "large enough" : "below DLGEMM_LAPACK_MIN_N");
-    return pays;
-  }
-  pays = (double)k >= min_n;
+  /* ORMQR, a product with k reflectors as thin as one vector: on the GPU
+   * once it has the flops of an LU at DLGEMM_LAPACK_MIN_N (a vector at
+   * m = k = 4343), where the copies (bandwidth-bound on both sides) and
+   * five launches per 64 reflectors are far below one core's time */
+  const int ormqr = f->kind == DLG_ORMQR;
+  const int pays = ormqr ? dlg_factor_flops(f) >= 2.0 / 3 * min_n * min_n * min_n
+                         : (double)k >= min_n;
   /* formatted for the verbose log only: every small call asks */
-  if (dlg_config_get()->verbose)
-    snprintf(why, why_len, "min(m,n) %s DLGEMM_LAPACK_MIN_N=%.0f", pays ? ">=" : "<", min_n);
-  else
+  if (!dlg_config_get()->verbose)
     dlg_copy_text(why, why_len, pays ? "large enough" : "below DLGEMM_LAPACK_MIN_N");
+  else if (ormqr)
+    snprintf(why, why_len, "%.3g flops %s an LU's at DLGEMM_LAPACK_MIN_N=%.0f",
+             dlg_factor_flops(f), pays ? ">=" : "<", min_n);
+  else
+    snprintf(why, why_len, "min(m,n) %s DLGEMM_LAPACK_MIN_N=%.0f", pays ? ">=" : "<", min_n);
   return pays;
 }
