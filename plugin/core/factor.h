@@ -35,6 +35,13 @@ typedef struct dlg_factor {
   const char *origin; /* the symbol the program called, for DLGEMM_VERBOSE */
 } dlg_factor;
 
+/* The rows of A as the routine reads it: ORMQR's order of Q (C's rows from
+ * the left, its columns from the right), otherwise m. */
+static inline int64_t dlg_factor_a_rows(const dlg_factor *f)
+{
+  return f->kind == DLG_ORMQR && f->right ? f->n : f->m;
+}
+
 static inline double dlg_factor_flops(const dlg_factor *f)
 {
   const double m = (double)f->m, n = (double)f->n, k = m < n ? m : n, big = m < n ? n : m;

@@ -25,22 +25,20 @@ int lapack_in_cpu_factor(void) { return cpu_factor_depth; }
 
 static int lsame(char c, char ref) { return (c | 0x20) == (ref | 0x20); }
 
-/* ORMQR's order of Q, and the size of the workspace it needs (NW). */
-static int64_t ormqr_nq(const dlg_factor *f) { return f->right ? f->n : f->m; }
+/* The size of the workspace ORMQR needs (NW). */
 static int64_t ormqr_nw(const dlg_factor *f) { return f->right ? f->m : f->n; }
 
 /* Legal and not empty (and not a workspace query): what the GPU may take. */
 static int computable(const dlg_factor *f, const lapack_args *c)
 {
-  const int64_t rows = f->kind == DLG_POTRF ? f->n : f->m;
   if (f->kind == DLG_POTRF && !lsame(*c->uplo, 'U') && !lsame(*c->uplo, 'L')) return 0;
   if (f->kind == DLG_GEQRF && *c->lwork < (f->n > 1 ? f->n : 1)) return 0;
-  if (f->kind == DLG_ORMQR)
-    return (lsame(*c->side, 'L') || lsame(*c->side, 'R')) &&
-           (lsame(*c->trans, 'N') || lsame(*c->trans, 'T')) && f->m > 0 && f->n > 0 &&
-           f->k > 0 && f->k <= ormqr_nq(f) && f->lda >= ormqr_nq(f) && f->ldc >= f->m &&
-           *c->lwork >= ormqr_nw(f);
-  return f->m > 0 && f->n > 0 && f->lda >= rows;
+  if (f->kind == DLG_ORMQR &&
+      !((lsame(*c->side, 'L') || lsame(*c->side, 'R')) &&
+        (lsame(*c->trans, 'N') || lsame(*c->trans, 'T')) && f->k > 0 &&
+        f->k <= dlg_factor_a_rows(f) && f->ldc >= f->m && *c->lwork >= ormqr_nw(f)))
+    return 0;
+  return f->m > 0 && f->n > 0 && f->lda >= dlg_factor_a_rows(f);
 }
 
 static void forward(const dlg_factor *f, const lapack_args *c)

@@ -75,7 +75,7 @@ static dlgemm_status run(dlg_factor *f, dlg_cuda_device *dev, const dlg_cuda_api
   const int64_t k = ormqr ? f->k : f->m < f->n ? f->m : f->n;
   /* A (ORMQR: its nq x k reflectors, read only), and the matrix written
    * back: A itself, or ORMQR's C */
-  mat_copy a = {f->a, f->lda, ormqr && f->right ? f->n : f->m, ormqr ? f->k : f->n, 0, 0};
+  mat_copy a = {f->a, f->lda, dlg_factor_a_rows(f), ormqr ? f->k : f->n, 0, 0};
   mat_copy c = {f->c, f->ldc, f->m, f->n, 0, 0};
   /* the vector beside them: GETRF's IPIV (out), GEQRF's TAU (out), ORMQR's (in) */
   void *const vec = f->kind == DLG_GETRF ? (void *)f->ipiv : f->tau;
