@@ -57,15 +57,16 @@ if want frameworks; then
 fi
 
 lib=$PWD/$build/libdlgemm.so
-want netlib && for spec in "xblat3s sblat3.in SGEMM" "xscblat3 sin3 cblas_sgemm" \
-                          "xblat3d dblat3.in DGEMM" "xdcblat3 din3 cblas_dgemm"; do
+want netlib && for spec in "xblat3s sblat3.in 6" "xscblat3 sin3 6" "xblat3d dblat3.in 6" \
+                          "xdcblat3 din3 6" "xblat3c cblat3.in 9" "xccblat3 cin3 9" \
+                          "xblat3z zblat3.in 9" "xzcblat3 zin3 9"; do
   set -- $spec
   step "netlib_gpu_$1" env DLGEMM_FORCE=gpu conformance/netlib.sh "$lib" "$DEVDEPS_BLAS_TESTS" "$1" "$2" "$3" cuda
   grep -E "PASS:|FAIL:" "$out/netlib_gpu_$1.log"
 done
 # SGEMM under the 3xTF32 policy (FP32-accurate on the tensor cores) through netlib's tester.
 want netlib && step netlib_gpu_xblat3s_3xtf32 env DLGEMM_FORCE=gpu DLGEMM_FP32_MODE=3xtf32 \
-  conformance/netlib.sh "$lib" "$DEVDEPS_BLAS_TESTS" xblat3s sblat3.in SGEMM cuda
+  conformance/netlib.sh "$lib" "$DEVDEPS_BLAS_TESTS" xblat3s sblat3.in 6 cuda
 # LAPACK's linear-equation testers (prepare liblapack3 liblapack-test libtmglib3) with every
 # computable xGETRF / xPOTRF on the GPU.
 want lapack && [ -n "${DEVDEPS_LAPACK_TESTS:-}" ] &&

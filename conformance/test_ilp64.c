@@ -169,10 +169,14 @@ static void errors(void)
   check(xerbla_info == 8, "%s: LDA < M not reported as parameter 8", "cblas_dgemm64_");
 }
 
-#define NAMES(p, P, T, dtype, INT, SUFFIX, ilp64) #p "gemm_" #SUFFIX, "cblas_" #p "gemm" #SUFFIX,
+/* Every level-3 name of the routine list, as a libblastrampoline-style
+ * loader looks them up (dlsym by name, LP64 and 64_ alike). */
+#define NAME(p, name, SUFFIX) #p #name "_" #SUFFIX, "cblas_" #p #name #SUFFIX,
+#define REAL_NAMES(p, P, R, dtype, INT, SUFFIX, ilp64) DLG_REAL_ROUTINES(NAME, p, SUFFIX)
+#define COMPLEX_NAMES(p, P, R, dtype, INT, SUFFIX, ilp64) DLG_COMPLEX_ROUTINES(NAME, p, SUFFIX)
 static void lookup(const char *path)
 {
-  static const char *const names[] = {DLG_GEMM_ROUTINES(NAMES)};
+  static const char *const names[] = {DLG_REAL_TYPES(REAL_NAMES) DLG_COMPLEX_TYPES(COMPLEX_NAMES)};
   void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
   int found = 0, suffixed = 0;
   check(h != NULL, "%s cannot be opened", path);

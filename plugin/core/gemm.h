@@ -17,8 +17,17 @@
 
 /* Element types.  F32 and F64 calls have one dtype throughout; F16 and BF16
  * are input types (A and B) whose products accumulate in FP32 and whose C
- * is F16, BF16 or F32. */
-typedef enum dlg_dtype { DLG_F32 = 0, DLG_F64 = 1, DLG_F16 = 2, DLG_BF16 = 3 } dlg_dtype;
+ * is F16, BF16 or F32.  C64 and C128 are complex (two F32 or two F64, real
+ * part first, as Fortran's COMPLEX and DLPack's kDLComplex): the level-3
+ * routines' (core/level3.h), not dlg_gemm's. */
+typedef enum dlg_dtype {
+  DLG_F32 = 0,
+  DLG_F64 = 1,
+  DLG_F16 = 2,
+  DLG_BF16 = 3,
+  DLG_C64 = 4,
+  DLG_C128 = 5
+} dlg_dtype;
 
 /* Where the operands live. */
 typedef enum dlg_place {
@@ -50,7 +59,13 @@ typedef struct dlg_gemm {
 
 static inline size_t dlg_elem_size(dlg_dtype t)
 {
-  return t == DLG_F64 ? 8 : (t == DLG_F16 || t == DLG_BF16) ? 2 : 4;
+  return t == DLG_C128 ? 16 : (t == DLG_F64 || t == DLG_C64) ? 8 : (t == DLG_F16 || t == DLG_BF16) ? 2 : 4;
+}
+static inline int dlg_is_complex(dlg_dtype t) { return t == DLG_C64 || t == DLG_C128; }
+/* The real type of a complex one (and of a real one, itself). */
+static inline dlg_dtype dlg_real_of(dlg_dtype t)
+{
+  return t == DLG_C64 ? DLG_F32 : t == DLG_C128 ? DLG_F64 : t;
 }
 static inline int dlg_is_half(dlg_dtype t) { return t == DLG_F16 || t == DLG_BF16; }
 static inline double dlg_flops(const dlg_gemm *g)
@@ -70,7 +85,8 @@ static inline void *dlg_batch_at(const dlg_matrix *x, int64_t p, size_t es)
   return x->data ? (char *)x->data + (size_t)(p * x->bs) * es : NULL;
 }
 
-struct dlg_factor; /* core/factor.h */
+struct dlg_factor;  /* core/factor.h */
+struct dlg_level3;  /* core/level3.h */
 
 typedef struct dlg_backend {
   const char *name;
@@ -92,6 +108,10 @@ typedef struct dlg_backend {
    * and whether one is worth running here.  NULL where the backend has none. */
   dlgemm_status (*factor)(struct dlg_factor *f);
   int (*factor_pays)(const struct dlg_factor *f, char *why, size_t why_len);
+  /* Optional: a level-3 routine other than real GEMM on host arrays
+   * (core/level3.h), with run's contract, and whether it pays here. */
+  dlgemm_status (*level3)(struct dlg_level3 *x);
+  int (*level3_pays)(const struct dlg_level3 *x, char *why, size_t why_len);
 } dlg_backend;
 
 #endif

@@ -60,5 +60,5 @@ static dlgemm_status cpu_run(const dlg_gemm *g)
 }
 
 const dlg_backend dlg_backend_cpu = {
-    "cpu-blas", DLGEMM_BACKEND_CPU, cpu_probe, cpu_supports, cpu_run, NULL, NULL, NULL,
+    "cpu-blas", DLGEMM_BACKEND_CPU, cpu_probe, cpu_supports, cpu_run, NULL, NULL, NULL, NULL, NULL,
 };

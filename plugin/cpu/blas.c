@@ -110,11 +110,18 @@ static void *resolve_or(const interface *in, const char *routine, void *builtin,
   return builtin;
 }
 
-static void load(void)
+/* The chain of one integer interface: LP64 (sgemm_) or ILP64 (sgemm_64_). */
+static interface interface_of(int ilp64)
 {
   const dlg_config *cfg = dlg_config_get();
   const interface lp64 = {"", cfg->cpu_blas, "DLGEMM_CPU_BLAS", "libblas.so.3"};
-  const interface ilp64 = {"64_", cfg->cpu_blas64, "DLGEMM_CPU_BLAS64", "libblas64.so.3"};
+  const interface i64 = {"64_", cfg->cpu_blas64, "DLGEMM_CPU_BLAS64", "libblas64.so.3"};
+  return ilp64 ? i64 : lp64;
+}
+
+static void load(void)
+{
+  const interface lp64 = interface_of(0), ilp64 = interface_of(1);
   blas.sgemm = (dlg_sgemm_fn)resolve_or(&lp64, "sgemm", (void *)dlg_ref_sgemm, blas.sgemm_from,
                                         sizeof blas.sgemm_from);
   blas.dgemm = (dlg_dgemm_fn)resolve_or(&lp64, "dgemm", (void *)dlg_ref_dgemm, blas.dgemm_from,
@@ -123,6 +130,12 @@ static void load(void)
                                             blas.sgemm64_from, sizeof blas.sgemm64_from);
   blas.dgemm64 = (dlg_dgemm64_fn)resolve_or(&ilp64, "dgemm", (void *)dlg_ref_dgemm64,
                                             blas.dgemm64_from, sizeof blas.dgemm64_from);
+}
+
+void *dlg_cpu_blas_routine(const char *routine, int ilp64, char *from, size_t from_len)
+{
+  const interface in = interface_of(ilp64);
+  return resolve(&in, routine, from, from_len);
 }
 
 const dlg_cpu_blas *dlg_cpu_blas_get(void)

@@ -57,6 +57,10 @@ const dlg_cpu_blas *dlg_cpu_blas_get(void);
  * next LAPACK is found (cpu/lapack.c). */
 void *dlg_cpu_next(const char *name, const char *library, const char *name_there, char *from,
                    size_t from_len);
+/* Any other routine of the next BLAS ("ssymm", "ztrsm"), through the same
+ * chain as sgemm (LP64) or sgemm_64_ (ILP64), minus the built-in loops;
+ * NULL if nothing in reach has it.  Not cached: callers keep the answer. */
+void *dlg_cpu_blas_routine(const char *routine, int ilp64, char *from, size_t from_len);
 /* Forget the resolution (tests change DLGEMM_CPU_BLAS between cases). */
 void dlg_cpu_blas_reset(void);
 

@@ -170,5 +170,5 @@ static dlgemm_status hip_run(const dlg_gemm *g)
 }
 
 const dlg_backend dlg_backend_hip = {
-    "hip", DLGEMM_BACKEND_HIP, hip_probe, hip_supports, hip_run, NULL, NULL, NULL,
+    "hip", DLGEMM_BACKEND_HIP, hip_probe, hip_supports, hip_run, NULL, NULL, NULL, NULL, NULL,
 };

@@ -136,9 +136,13 @@ const dlg_backend *route_pick_backend(const dlg_gemm *g, dlgemm_backend requeste
                          sizeof builtin_table / sizeof builtin_table[0], why, why_len);
 }
 
-const dlg_backend *route_pick_factor_from(const dlg_factor *f, const dlg_config *cfg,
-                                          const dlg_backend *const *table, size_t n, char *why,
-                                          size_t why_len)
+/* A host routine of another kind than dlg_gemm: a factorization (call is
+ * a dlg_factor) or a level-3 routine (a dlg_level3).  The first backend of
+ * table that has one, asked whether it pays before it is probed, so that a
+ * small call never starts the GPU. */
+static const dlg_backend *pick_host(const void *call, int level3, const dlg_config *cfg,
+                                    const dlg_backend *const *table, size_t n, char *why,
+                                    size_t why_len)
 {
   char reason[160];
   size_t i;
@@ -148,15 +152,30 @@ const dlg_backend *route_pick_factor_from(const dlg_factor *f, const dlg_config 
   }
   for (i = 0; i < n; i++) {
     const dlg_backend *be = table[i];
-    if (!be->factor) continue;
-    /* the size test first: a small factorization never starts the GPU */
-    if (cfg->force != DLG_FORCE_GPU && !be->factor_pays(f, why, why_len)) return NULL;
+    if (level3 ? !be->level3 : !be->factor) continue;
+    if (cfg->force != DLG_FORCE_GPU &&
+        !(level3 ? be->level3_pays((const dlg_level3 *)call, why, why_len)
+                 : be->factor_pays((const dlg_factor *)call, why, why_len)))
+      return NULL;
     if (be->probe(reason, sizeof reason)) continue;
     if (cfg->force == DLG_FORCE_GPU) dlg_copy_text(why, why_len, "DLGEMM_FORCE=gpu");
     return be;
   }
   dlg_copy_text(why, why_len, "no usable GPU backend");
   return NULL;
+}
+
+const dlg_backend *route_pick_factor_from(const dlg_factor *f, const dlg_config *cfg,
+                                          const dlg_backend *const *table, size_t n, char *why,
+                                          size_t why_len)
+{
+  return pick_host(f, 0, cfg, table, n, why, why_len);
+}
+
+const dlg_backend *route_pick_level3(const dlg_level3 *x, char *why, size_t why_len)
+{
+  return pick_host(x, 1, dlg_config_get(), builtin_table,
+                   sizeof builtin_table / sizeof builtin_table[0], why, why_len);
 }
 
 const dlg_backend *route_pick_factor(const dlg_factor *f, char *why, size_t why_len)

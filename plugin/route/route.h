@@ -8,6 +8,7 @@
 #include "core/config.h"
 #include "core/factor.h"
 #include "core/gemm.h"
+#include "core/level3.h"
 
 /* Choose a backend for g from table[0..n).  requested is the options'
  * backend override.  Returns NULL (and a dlgemm_last_error() message) when
@@ -32,5 +33,8 @@ const dlg_backend *route_pick_factor_from(const dlg_factor *f, const dlg_config 
                                           size_t why_len);
 /* route_pick_factor_from() over the backends built into this library. */
 const dlg_backend *route_pick_factor(const dlg_factor *f, char *why, size_t why_len);
+
+/* The same for a level-3 routine other than real GEMM (core/level3.h). */
+const dlg_backend *route_pick_level3(const dlg_level3 *x, char *why, size_t why_len);
 
 #endif

@@ -1,6 +1,8 @@
 /*
- * blas_call.h - one xGEMM call in Fortran conventions, whichever symbol it
- * came through, and the one function that answers it.
+ * blas_call.h - one level-3 BLAS call in Fortran conventions, whichever
+ * symbol it came through, and the functions that answer it: blas_gemm for
+ * real GEMM (this file's blas_call.c), blas_level3 for the rest
+ * (level3_call.c).
  */
 #ifndef DLG_BLAS_CALL_H
 #define DLG_BLAS_CALL_H
@@ -8,16 +10,31 @@
 #include <stdint.h>
 #include "core/gemm.h"
 
+/* The routines, in the order of dlg_l3_kind (core/level3.h). */
+typedef enum blas_routine {
+  BLAS_GEMM = 0,
+  BLAS_SYMM,
+  BLAS_HEMM,
+  BLAS_SYRK,
+  BLAS_HERK,
+  BLAS_SYR2K,
+  BLAS_HER2K,
+  BLAS_TRMM,
+  BLAS_TRSM
+} blas_routine;
+
 typedef struct blas_call {
-  dlg_dtype dtype;
+  dlg_dtype dtype;        /* F32, F64, C64, C128 */
   int ilp64;              /* came through a 64_ symbol: the program's INTEGER is int64_t */
-  char transa, transb;    /* as given: 'N', 'T', 'C' in either case */
-  int64_t m, n, k, lda, ldb, ldc;
-  const void *alpha, *beta; /* float* or double*, as the routine's type */
-  const void *a, *b;
+  char transa, transb;    /* as given: 'N', 'T', 'C' in either case (rank-k: TRANS) */
+  int64_t m, n, k, lda, ldb, ldc; /* as the routine names them; unused ones 0 */
+  const void *alpha, *beta; /* pointers to the routine's scalars (HERK's and HER2K's beta real) */
+  const void *a, *b;      /* TRMM, TRSM: b is B, written */
   void *c;
-  const char *srname;     /* "SGEMM " / "DGEMM ": the name xerbla_ receives */
+  const char *srname;     /* "SGEMM ", "ZHER2K": the name xerbla_ receives */
   const char *origin;     /* symbol the program called, for DLGEMM_VERBOSE */
+  blas_routine routine;
+  char side, uplo, diag;  /* as given, where the routine has them */
 } blas_call;
 
 /* The reference's INFO for these arguments: 0 when they are legal, else the
@@ -39,6 +56,15 @@ int blas_gemm_passthrough(dlg_dtype dtype, const char *ta, const char *tb, const
                           const int *n, const int *k, const void *alpha, const void *a,
                           const int *lda, const void *b, const int *ldb, const void *beta, void *c,
                           const int *ldc);
+
+/* Every other level-3 routine, complex GEMM included (level3_call.c): the
+ * reference's checks reported to xerbla_, its quick return, then the GPU
+ * where the router sends it, else the next BLAS's routine of the same name,
+ * called with the same values. */
+void blas_level3(const blas_call *call);
+
+/* The reference's INFO for x (not real GEMM's: blas_gemm_info). */
+int blas_level3_info(const blas_call *call);
 
 /* Report an illegal argument the way the reference's SGEMM does:
  * CALL XERBLA(SRNAME, INFO), through the process's xerbla_ (ILP64 calls:

@@ -8,7 +8,7 @@
 #include "shims/common/blas_call.h"
 #include "shims/common/routines.h"
 
-#define FORTRAN_GEMM(p, P, T, dtype, INT, SUFFIX, ilp64)                                      \
+#define FORTRAN_GEMM(p, P, T, dt, INT, SUFFIX, i64)                                              \
   DLGEMM_API void p##gemm_##SUFFIX(const char *transa, const char *transb, const INT *m,        \
                                    const INT *n, const INT *k, const T *alpha, const T *a,      \
                                    const INT *lda, const T *b, const INT *ldb, const T *beta,   \
@@ -16,14 +16,15 @@
   {                                                                                             \
     (void)transa_len;                                                                           \
     (void)transb_len;                                                                           \
-    if (!ilp64 && blas_gemm_passthrough(dtype, transa, transb, (const int *)m, (const int *)n,   \
+    if (!i64 && blas_gemm_passthrough(dt,       transa, transb, (const int *)m, (const int *)n,   \
                                         (const int *)k, alpha, a, (const int *)lda, b,          \
                                         (const int *)ldb, beta, c, (const int *)ldc))           \
       return;                                                                                   \
-    blas_call x = {dtype, ilp64, *transa, *transb, *m,    *n,    *k, *lda,                      \
-                   *ldb,  *ldc,  alpha,   beta,    a,     b,     c,  #P "GEMM ",                \
-                   #p "gemm_" #SUFFIX};                                                          \
+    blas_call x = {.dtype = dt, .ilp64 = i64,         .transa = *transa, .transb = *transb,     \
+                   .m = *m, .n = *n, .k = *k, .lda = *lda, .ldb = *ldb, .ldc = *ldc,            \
+                   .alpha = alpha, .beta = beta, .a = a, .b = b, .c = c,                        \
+                   .srname = #P "GEMM ", .origin = #p "gemm_" #SUFFIX};                         \
     blas_gemm(&x);                                                                              \
   }
 
-DLG_GEMM_ROUTINES(FORTRAN_GEMM)
+DLG_REAL_TYPES(FORTRAN_GEMM)
