@@ -11,6 +11,7 @@
 #include "cuda/device/pointers.h"
 #include "cuda/hostarray/engine.h"
 #include "cuda/lapack/offload.h"
+#include "cuda/level3/offload.h"
 #include "cuda/model.h"
 
 /* FP32 (SIMT, or the tensor cores under the TF32 policies) and FP64 (DMMA),
@@ -51,5 +52,5 @@ static dlgemm_status cuda_run(const dlg_gemm *g)
 
 const dlg_backend dlg_backend_cuda = {
     "cuda",      DLGEMM_BACKEND_CUDA, dlg_cuda_device_probe, cuda_supports, cuda_run, cuda_prefer,
-    dlg_cuda_factor, dlg_cuda_factor_pays,
+    dlg_cuda_factor, dlg_cuda_factor_pays, dlg_cuda_level3, dlg_cuda_level3_pays,
 };

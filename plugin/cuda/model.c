@@ -262,13 +262,40 @@ static const model *model_get(dlg_cuda_device *dev)
 
 /* The next BLAS's rate for g: between its 128^3 and 384^3 rates by the
  * logarithm of the problem's mean dimension, held outside. */
-static double cpu_flops(const model *m, const dlg_gemm *g)
+/* The next BLAS's rate on a product of about n^3 (dt 1: FP64). */
+static double cpu_rate_at(const model *m, int dt, double n)
 {
-  const int dt = g->dtype == DLG_F64;
-  const double n = cbrt((double)g->m * (double)g->n * (double)g->k);
   double x = log(n / 128.0) / log(384.0 / 128.0);
   x = x < 0 ? 0 : x > 1 ? 1 : x;
   return m->cpu[dt][0] + x * (m->cpu[dt][1] - m->cpu[dt][0]);
+}
+
+static double cpu_flops(const model *m, const dlg_gemm *g)
+{
+  return cpu_rate_at(m, g->dtype == DLG_F64, cbrt((double)g->m * (double)g->n * (double)g->k));
+}
+
+int dlg_cuda_whole_offload_pays(dlg_cuda_device *dev, dlg_dtype real, double flops, double in,
+                                double out, char *why, size_t why_len)
+{
+  const model *m = model_get(dev);
+  const int dt = real == DLG_F64;
+  double t_gpu, t_cpu;
+  if (!m) {
+    snprintf(why, why_len, "no host model (the GPU could not be measured)");
+    return 0;
+  }
+  /* nothing overlaps: copies in, the routine, the copy out; the routines
+   * are GEMMs of halving sizes, counted at half the 2048^3 rate */
+  t_gpu = m->overhead + in / fmin(m->to_device, m->staging) +
+          out / fmin(m->to_host, m->staging) + 2 * flops / m->kernel[dt];
+  t_cpu = flops / cpu_rate_at(m, dt, cbrt(flops / 2));
+  if (dlg_config_get()->verbose)
+    snprintf(why, why_len, "model: GPU %.3g ms %s next BLAS %.3g ms", t_gpu * 1e3,
+             t_gpu < t_cpu ? "<" : ">=", t_cpu * 1e3);
+  else
+    dlg_copy_text(why, why_len, t_gpu < t_cpu ? "model: GPU sooner" : "model: next BLAS sooner");
+  return t_gpu < t_cpu;
 }
 
 int dlg_cuda_offload_pays(dlg_cuda_device *dev, const dlg_gemm *g, char *why, size_t why_len)

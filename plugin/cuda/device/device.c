@@ -123,6 +123,24 @@ static CUresult load_lapack(const dlg_cuda_api *cu, dlg_cuda_device *dev)
   return r;
 }
 
+/* The level-3 routines' small kernels (level3.cu), in s, d, c, z. */
+static CUresult load_level3(const dlg_cuda_api *cu, dlg_cuda_device *dev)
+{
+  static const char *const names[DLG_L3_KERNELS] = {"scale",    "tri_scale", "tri_merge",
+                                                    "symmetrize", "tri_fill", "trsm_leaf",
+                                                    "cpack",    "cplain"};
+  char name[48];
+  CUresult r = CUDA_SUCCESS;
+  int t;
+  for (t = 0; !r && t < 4 * DLG_L3_KERNELS; t++) {
+    const int type = t / DLG_L3_KERNELS, kernel = t % DLG_L3_KERNELS;
+    if (type < 2 && kernel >= DLG_L3_CPACK) continue;
+    snprintf(name, sizeof name, "dlg_l3_%s_%c", names[kernel], "sdcz"[type]);
+    r = get_kernel(cu, dev, "level3", name, 0, &dev->level3[type][kernel]);
+  }
+  return r;
+}
+
 /* The wgmma families, where the sm_90a images loaded.  Not having them (a
  * build without sm_90, another chip, a load failure) only means the
  * mma.sync kernels run. */
@@ -219,6 +237,7 @@ static int setup(dlg_cuda_device *dev, int ordinal, char *why, size_t len)
   dev->hgemm_mma[DLG_TC_TF32X3][3] = dev->hgemm_mma[DLG_TC_TF32][3];
   if (!r) r = get_kernel(cu, dev, "tf32_pack", "dlg_tf32_pack", 0, &dev->tf32_pack);
   if (!r) r = load_lapack(cu, dev);
+  if (!r) r = load_level3(cu, dev);
   if (!r) load_wgmma(cu, dev);
   if (!r) r = create_pool(cu, dev, ordinal);
   cu->CtxPopCurrent(NULL);

@@ -18,6 +18,11 @@ enum { DLG_CUDA_MAX_MODULES = 16 };
 enum { DLG_LU_COLUMN, DLG_LASWP, DLG_TRSM_LEAF, DLG_POTRF_LEAF, DLG_TRI_ADD, DLG_HOUSEHOLDER,
        DLG_UNIT_LOWER, DLG_LARFT, DLG_LAPACK_KERNELS };
 
+/* level3.cu's kernels, in the order of its names (device.c); the last two
+ * exist for the complex types only */
+enum { DLG_L3_SCALE, DLG_L3_TRI_SCALE, DLG_L3_TRI_MERGE, DLG_L3_SYMMETRIZE, DLG_L3_TRI_FILL,
+       DLG_L3_TRSM_LEAF, DLG_L3_CPACK, DLG_L3_CPLAIN, DLG_L3_KERNELS };
+
 typedef struct dlg_cuda_device {
   int ordinal;
   CUcontext ctx;     /* the primary context: the one the runtime API uses too */
@@ -35,6 +40,7 @@ typedef struct dlg_cuda_device {
   CUfunction hgemm_mma[DLG_TC_KINDS][4];
   CUfunction tf32_pack;         /* tf32_pack.cu */
   CUfunction lapack[2][DLG_LAPACK_KERNELS]; /* lapack.cu: [0 float, 1 double][kernel] */
+  CUfunction level3[4][DLG_L3_KERNELS];    /* level3.cu: [s, d, c, z][kernel] */
   /* hgemm_wgmma.cu, [width index, DLG_WGMMA_BN(i)] then as hgemm_mma (TF32
    * also rk); NULL without sm_90a, or where a width has no kernel of that kind */
   CUfunction hgemm_wgmma[DLG_WGMMA_WIDTHS][DLG_TC_KINDS][4];

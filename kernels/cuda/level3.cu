@@ -1,0 +1,269 @@
+/*
+ * level3.cu - the small kernels of the level-3 routines on the GPU
+ * (plugin/cuda/level3/blas3.c), in the four types s, d, c, z: what is left
+ * once every product has gone to the GEMM kernels.
+ *
+ *   scale       C = alpha C over a rectangle (alpha 0: zeros, C not read)
+ *   tri_scale   the same over a lower triangle, diagonal made real for the
+ *               Hermitian routines (rank-k updates with alpha 0 or k 0)
+ *   tri_merge   C = beta C + W over the lower triangle of a diagonal block
+ *               (beta 0: C not read), W the square the GEMM computed whole
+ *   symmetrize  the strict upper triangle from the lower one (conjugated
+ *               for HEMM, the diagonal made real): SYMM's A made a matrix
+ *   tri_fill    the strict upper triangle zeroed, the diagonal ones where
+ *               the diagonal is unit: TRMM's A made a matrix
+ *   trsm_leaf   forward substitution with a lower triangle of order <= 32
+ *               (conjugated or not), one vector per thread
+ *   cpack       alpha op(A) of a complex product as the real 2m x 2k matrix
+ *               of 2 x 2 blocks [re -im; im re] (blas3.c's complex GEMM)
+ *   cplain      a complex view copied to a plain column-major matrix,
+ *               conjugated or not
+ *
+ * Matrices are views (rs, cs element strides, either may be negative), so
+ * an upper triangle is the lower one of the transposed view, or of the view
+ * read backwards.  Triangles here are "lower" in the view given.
+ */
+#include <stdint.h>
+#include "level3_args.h"
+
+template <typename T> struct cx {
+  T re, im;
+};
+
+/* Real and complex arithmetic under one name. */
+__device__ __forceinline__ float mul(float a, float b) { return a * b; }
+__device__ __forceinline__ double mul(double a, double b) { return a * b; }
+template <typename T> __device__ __forceinline__ cx<T> mul(cx<T> a, cx<T> b)
+{
+  return {a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re};
+}
+__device__ __forceinline__ float add(float a, float b) { return a + b; }
+__device__ __forceinline__ double add(double a, double b) { return a + b; }
+template <typename T> __device__ __forceinline__ cx<T> add(cx<T> a, cx<T> b)
+{
+  return {a.re + b.re, a.im + b.im};
+}
+__device__ __forceinline__ float sub(float a, float b) { return a - b; }
+__device__ __forceinline__ double sub(double a, double b) { return a - b; }
+template <typename T> __device__ __forceinline__ cx<T> sub(cx<T> a, cx<T> b)
+{
+  return {a.re - b.re, a.im - b.im};
+}
+/* a / b, as the reference computes B(k,j)/A(k,k): the real quotient, and
+ * the complex one scaled by the larger part of b (Smith's), so that it
+ * neither overflows nor underflows where the true quotient does not. */
+__device__ __forceinline__ float quo(float a, float b) { return a / b; }
+__device__ __forceinline__ double quo(double a, double b) { return a / b; }
+template <typename T> __device__ __forceinline__ cx<T> quo(cx<T> a, cx<T> b)
+{
+  if (fabs(b.re) >= fabs(b.im)) {
+    const T r = b.im / b.re, d = b.re + b.im * r;
+    return {(a.re + a.im * r) / d, (a.im - a.re * r) / d};
+  }
+  const T r = b.re / b.im, d = b.im + b.re * r;
+  return {(a.re * r + a.im) / d, (a.im * r - a.re) / d};
+}
+__device__ __forceinline__ float conj_if(float a, int) { return a; }
+__device__ __forceinline__ double conj_if(double a, int) { return a; }
+template <typename T> __device__ __forceinline__ cx<T> conj_if(cx<T> a, int c)
+{
+  return {a.re, c ? -a.im : a.im};
+}
+__device__ __forceinline__ float real_only(float a) { return a; }
+__device__ __forceinline__ double real_only(double a) { return a; }
+template <typename T> __device__ __forceinline__ cx<T> real_only(cx<T> a) { return {a.re, T(0)}; }
+__device__ __forceinline__ bool is_zero(float a) { return a == 0.0f; }
+__device__ __forceinline__ bool is_zero(double a) { return a == 0.0; }
+template <typename T> __device__ __forceinline__ bool is_zero(cx<T> a)
+{
+  return a.re == T(0) && a.im == T(0);
+}
+template <typename E> __device__ __forceinline__ E zero() { return E(); }
+template <typename E> __device__ __forceinline__ E one();
+template <> __device__ __forceinline__ float one<float>() { return 1.0f; }
+template <> __device__ __forceinline__ double one<double>() { return 1.0; }
+template <> __device__ __forceinline__ cx<float> one<cx<float>>() { return {1.0f, 0.0f}; }
+template <> __device__ __forceinline__ cx<double> one<cx<double>>() { return {1.0, 0.0}; }
+
+/* Threads: x over rows; blocks of y over columns, stepping by the grid's
+ * height (at most 65535) for matrices with more columns than that. */
+__device__ __forceinline__ long long row_index()
+{
+  return blockIdx.x * (long long)blockDim.x + threadIdx.x;
+}
+#define FOR_COLUMNS(j, n) for (long long j = blockIdx.y; j < (n); j += gridDim.y)
+
+template <typename E>
+__device__ void scale(E *c, long long rs, long long cs, long long m, long long n, E alpha)
+{
+  const long long i = row_index();
+  if (i >= m) return;
+  FOR_COLUMNS(j, n)
+  {
+    E *p = c + i * rs + j * cs;
+    *p = is_zero(alpha) ? zero<E>() : mul(alpha, *p);
+  }
+}
+
+template <typename E>
+__device__ void tri_scale(E *c, long long rs, long long cs, long long n, E beta, int herm)
+{
+  const long long i = row_index();
+  if (i >= n) return;
+  FOR_COLUMNS(j, i + 1)
+  {
+    E *p = c + i * rs + j * cs;
+    const E v = herm && i == j ? real_only(*p) : *p;
+    *p = is_zero(beta) ? zero<E>() : mul(beta, v);
+  }
+}
+
+template <typename E>
+__device__ void tri_merge(E *c, long long rs, long long cs, const E *w, int n, E beta, int herm)
+{
+  const int i = blockIdx.x * blockDim.x + threadIdx.x, j = blockIdx.y;
+  if (i >= n || i < j) return;
+  E *p = c + i * rs + j * cs;
+  E v = w[i + (long long)j * n];
+  if (!is_zero(beta)) v = add(mul(beta, herm && i == j ? real_only(*p) : *p), v);
+  *p = herm && i == j ? real_only(v) : v;
+}
+
+template <typename E>
+__device__ void symmetrize(E *a, long long rs, long long cs, long long n, int herm)
+{
+  const long long i = row_index();
+  if (i >= n) return;
+  FOR_COLUMNS(j, n)
+  {
+    if (i < j)
+      a[i * rs + j * cs] = conj_if(a[j * rs + i * cs], herm);
+    else if (i == j && herm)
+      a[i * rs + j * cs] = real_only(a[i * rs + j * cs]);
+  }
+}
+
+template <typename E>
+__device__ void tri_fill(E *a, long long rs, long long cs, long long n, int unit)
+{
+  const long long i = row_index();
+  if (i >= n) return;
+  FOR_COLUMNS(j, n)
+  {
+    if (i < j)
+      a[i * rs + j * cs] = zero<E>();
+    else if (i == j && unit)
+      a[i * rs + j * cs] = one<E>();
+  }
+}
+
+/* x := op(L)^-1 x for nvec vectors (element e of vector v at x[v*vs + e*xs]),
+ * L lower of order n <= DLG_L3_LEAF (element (i,k) at l[i*lrs + k*lcs]),
+ * conjugated where conj, its diagonal ones where unit. */
+template <typename E>
+__device__ void trsm_leaf(const E *l, long long lrs, long long lcs, int n, int unit, int conj, E *x,
+                          long long xs, long long vs, long long nvec)
+{
+  __shared__ E s[DLG_L3_LEAF][DLG_L3_LEAF + 1];
+  for (int t = threadIdx.x; t < DLG_L3_LEAF * DLG_L3_LEAF; t += blockDim.x) {
+    const int i = t % DLG_L3_LEAF, k = t / DLG_L3_LEAF;
+    s[i][k] = (i < n && k <= i) ? conj_if(l[i * lrs + k * lcs], conj) : zero<E>();
+  }
+  __syncthreads();
+  const long long v = row_index();
+  if (v >= nvec) return;
+  E *p = x + v * vs;
+  E r[DLG_L3_LEAF];
+#pragma unroll
+  for (int i = 0; i < DLG_L3_LEAF; i++) {
+    if (i < n) {
+      E acc = p[i * xs];
+#pragma unroll
+      for (int k = 0; k < i; k++) acc = sub(acc, mul(s[i][k], r[k]));
+      r[i] = unit ? acc : quo(acc, s[i][i]);
+      p[i * xs] = r[i];
+    }
+  }
+}
+
+/* w (2m x 2k, column-major, ld 2m) from a (m x k view): each element
+ * alpha conj?(a) = (re, im) becomes [re -im; im re], so that w times the
+ * interleaved storage of a complex k x n matrix (a real 2k x n one) is the
+ * interleaved storage of the complex product. */
+template <typename T>
+__device__ void cpack(const cx<T> *a, long long rs, long long cs, long long m, long long k,
+                      int conj, cx<T> alpha, T *w)
+{
+  const long long i = row_index(), ld = 2 * m;
+  if (i >= m) return;
+  FOR_COLUMNS(l, k)
+  {
+    const cx<T> v = mul(alpha, conj_if(a[i * rs + l * cs], conj));
+    T *col = w + 2 * l * ld + 2 * i;
+    col[0] = v.re, col[1] = v.im;        /* column 2l:     [re; im] */
+    col[ld] = -v.im, col[ld + 1] = v.re; /* column 2l + 1: [-im; re] */
+  }
+}
+
+template <typename T>
+__device__ void cplain(const cx<T> *a, long long rs, long long cs, long long m, long long k,
+                       int conj, cx<T> *w)
+{
+  const long long i = row_index();
+  if (i >= m) return;
+  FOR_COLUMNS(l, k) w[i + l * m] = conj_if(a[i * rs + l * cs], conj);
+}
+
+#define DLG_LEVEL3_KERNELS(E, x)                                                                   \
+  extern "C" __global__ void dlg_l3_scale_##x(E *c, long long rs, long long cs, long long m,       \
+                                              long long n, E alpha)                              \
+  {                                                                                              \
+    scale<E>(c, rs, cs, m, n, alpha);                                                            \
+  }                                                                                              \
+  extern "C" __global__ void dlg_l3_tri_scale_##x(E *c, long long rs, long long cs, long long n,  \
+                                                  E beta, int herm)                              \
+  {                                                                                              \
+    tri_scale<E>(c, rs, cs, n, beta, herm);                                                      \
+  }                                                                                              \
+  extern "C" __global__ void dlg_l3_tri_merge_##x(E *c, long long rs, long long cs, const E *w,   \
+                                                  int n, E beta, int herm)                       \
+  {                                                                                              \
+    tri_merge<E>(c, rs, cs, w, n, beta, herm);                                                   \
+  }                                                                                              \
+  extern "C" __global__ void dlg_l3_symmetrize_##x(E *a, long long rs, long long cs, long long n, \
+                                                   int herm)                                     \
+  {                                                                                              \
+    symmetrize<E>(a, rs, cs, n, herm);                                                           \
+  }                                                                                              \
+  extern "C" __global__ void dlg_l3_tri_fill_##x(E *a, long long rs, long long cs, long long n,   \
+                                                 int unit)                                       \
+  {                                                                                              \
+    tri_fill<E>(a, rs, cs, n, unit);                                                             \
+  }                                                                                              \
+  extern "C" __global__ void __launch_bounds__(DLG_L3_THREADS)                                   \
+      dlg_l3_trsm_leaf_##x(const E *l, long long lrs, long long lcs, int n, int unit, int conj,  \
+                           E *xv, long long xs, long long vs, long long nvec)                    \
+  {                                                                                              \
+    trsm_leaf<E>(l, lrs, lcs, n, unit, conj, xv, xs, vs, nvec);                                  \
+  }
+
+DLG_LEVEL3_KERNELS(float, s)
+DLG_LEVEL3_KERNELS(double, d)
+DLG_LEVEL3_KERNELS(cx<float>, c)
+DLG_LEVEL3_KERNELS(cx<double>, z)
+
+#define DLG_COMPLEX_KERNELS(T, x)                                                                  \
+  extern "C" __global__ void dlg_l3_cpack_##x(const cx<T> *a, long long rs, long long cs,         \
+                                              long long m, long long k, int conj, cx<T> alpha,   \
+                                              T *w)                                              \
+  {                                                                                              \
+    cpack<T>(a, rs, cs, m, k, conj, alpha, w);                                                   \
+  }                                                                                              \
+  extern "C" __global__ void dlg_l3_cplain_##x(const cx<T> *a, long long rs, long long cs,        \
+                                               long long m, long long k, int conj, cx<T> *w)     \
+  {                                                                                              \
+    cplain<T>(a, rs, cs, m, k, conj, w);                                                         \
+  }
+
+DLG_COMPLEX_KERNELS(float, c)
+DLG_COMPLEX_KERNELS(double, z)
