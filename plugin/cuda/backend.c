@@ -30,6 +30,27 @@ static int cuda_prefer(const dlg_gemm *g, char *why, size_t len)
   return dev && dlg_cuda_offload_pays(dev, g, why, len);
 }
 
+/* A level-3 routine on host arrays: whether the whole trip (level3/) beats
+ * the next BLAS, by the host model. */
+static int cuda_level3_pays(const dlg_level3 *x, char *why, size_t len)
+{
+  dlg_cuda_device *dev;
+  double in, out;
+  /* a 64^3 product's worth: far below the trip's fixed cost; asked first,
+   * so that the many small calls never start the GPU */
+  if (dlg_level3_flops(x) < 2.0 * 64 * 64 * 64) {
+    dlg_copy_text(why, len, "below a 64^3 product");
+    return 0;
+  }
+  if (!(dev = dlg_cuda_device_get(0))) {
+    dlg_copy_text(why, len, "no CUDA device");
+    return 0;
+  }
+  dlg_cuda_level3_bytes(x, &in, &out);
+  return dlg_cuda_whole_offload_pays(dev, dlg_real_of(x->dtype), dlg_level3_flops(x), in, out,
+                                     why, len);
+}
+
 static dlgemm_status cuda_run(const dlg_gemm *g)
 {
   const dlg_cuda_api *cu;
@@ -52,5 +73,5 @@ static dlgemm_status cuda_run(const dlg_gemm *g)
 
 const dlg_backend dlg_backend_cuda = {
     "cuda",      DLGEMM_BACKEND_CUDA, dlg_cuda_device_probe, cuda_supports, cuda_run, cuda_prefer,
-    dlg_cuda_factor, dlg_cuda_factor_pays, dlg_cuda_level3, dlg_cuda_level3_pays,
+    dlg_cuda_factor, dlg_cuda_factor_pays, dlg_cuda_level3, cuda_level3_pays,
 };

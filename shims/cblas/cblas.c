@@ -5,6 +5,7 @@
 #include <dlfcn.h>
 #include <stdio.h>
 #include "shims/cblas/cblas.h"
+#include "shims/common/level3_call.h"
 
 typedef void (*cblas_xerbla_fn)(int info, const char *rout, const char *form, ...);
 

@@ -1,8 +1,7 @@
 /*
  * blas_call.h - one level-3 BLAS call in Fortran conventions, whichever
- * symbol it came through, and the functions that answer it: blas_gemm for
- * real GEMM (this file's blas_call.c), blas_level3 for the rest
- * (level3_call.c).
+ * symbol it came through, and the function that answers real GEMM
+ * (blas_call.c); level3_call.h answers the rest.
  */
 #ifndef DLG_BLAS_CALL_H
 #define DLG_BLAS_CALL_H
@@ -56,15 +55,6 @@ int blas_gemm_passthrough(dlg_dtype dtype, const char *ta, const char *tb, const
                           const int *n, const int *k, const void *alpha, const void *a,
                           const int *lda, const void *b, const int *ldb, const void *beta, void *c,
                           const int *ldc);
-
-/* Every other level-3 routine, complex GEMM included (level3_call.c): the
- * reference's checks reported to xerbla_, its quick return, then the GPU
- * where the router sends it, else the next BLAS's routine of the same name,
- * called with the same values. */
-void blas_level3(const blas_call *call);
-
-/* The reference's INFO for x (not real GEMM's: blas_gemm_info). */
-int blas_level3_info(const blas_call *call);
 
 /* Report an illegal argument the way the reference's SGEMM does:
  * CALL XERBLA(SRNAME, INFO), through the process's xerbla_ (ILP64 calls:

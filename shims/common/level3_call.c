@@ -19,6 +19,8 @@
 #include "core/level3.h"
 #include "route/route.h"
 #include "shims/common/blas_call.h"
+#include "shims/common/level3_call.h"
+#include "shims/common/level3_info.h"
 #include "shims/common/lapack_call.h"
 #include "shims/common/level3_forward.h"
 

@@ -5,6 +5,7 @@
  * reference's (netlib's testers check which parameter was named).
  */
 #include "shims/common/blas_call.h"
+#include "shims/common/level3_info.h"
 
 static int lsame(char c, char ref) { return (c | 0x20) == (ref | 0x20); }
 static int64_t max1(int64_t x) { return x > 1 ? x : 1; }

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "shims/common/blas_call.h"
+#include "shims/common/level3_call.h"
 #include "shims/common/routines.h"
 
 /* (TRANSA, TRANSB, M, N, K, ALPHA, A, LDA, B, LDB, BETA, C, LDC) */

@@ -15,11 +15,11 @@
 #include "core/calllog.h"
 #include "core/config.h"
 #include "core/errors.h"
+#include "cuda/device/device.h"
 #include "cuda/device/driver.h"
 #include "cuda/hostarray/engine.h"
 #include "cuda/level3/blas3.h"
 #include "cuda/level3/offload.h"
-#include "cuda/model.h"
 
 static dlgemm_status cuda_failed(const char *step, CUresult r)
 {
@@ -152,26 +152,14 @@ dlgemm_status dlg_cuda_level3(dlg_level3 *x)
   return st;
 }
 
-int dlg_cuda_level3_pays(const dlg_level3 *x, char *why, size_t why_len)
+void dlg_cuda_level3_bytes(const dlg_level3 *x, double *in, double *out)
 {
-  dlg_cuda_device *dev;
   const size_t es = dlg_elem_size(x->dtype);
   mat m[4] = {{0}};
-  double in = 0;
   int i;
-  /* a 64^3 product's worth: far below the trip's fixed cost; asked first,
-   * so that the many small calls never start the GPU */
-  if (dlg_level3_flops(x) < 2.0 * 64 * 64 * 64) {
-    dlg_copy_text(why, why_len, "below a 64^3 product");
-    return 0;
-  }
-  if (!(dev = dlg_cuda_device_get(0))) {
-    dlg_copy_text(why, why_len, "no CUDA device");
-    return 0;
-  }
   shapes(x, m);
+  *in = 0;
   for (i = 0; i < 3; i++)
-    if (m[i].in) in += (double)m[i].rows * (double)m[i].cols * (double)es;
-  return dlg_cuda_whole_offload_pays(dev, dlg_real_of(x->dtype), dlg_level3_flops(x), in,
-                                     (double)x->m * (double)x->n * (double)es, why, why_len);
+    if (m[i].in) *in += (double)m[i].rows * (double)m[i].cols * (double)es;
+  *out = (double)x->m * (double)x->n * (double)es;
 }

@@ -11,8 +11,8 @@
  * (dlgemm_last_error() says why) and the caller's arrays untouched. */
 dlgemm_status dlg_cuda_level3(dlg_level3 *x);
 
-/* Whether x finishes sooner there than on the next BLAS (the routing
- * model), why[] saying so. */
-int dlg_cuda_level3_pays(const dlg_level3 *x, char *why, size_t why_len);
+/* The bytes x's trip moves: in, to the device; out, back (for the
+ * routing model). */
+void dlg_cuda_level3_bytes(const dlg_level3 *x, double *in, double *out);
 
 #endif
