@@ -13,6 +13,14 @@
  * (B restored before each TRSM/TRMM), wall clock, median:
  *   <routine> n=<n> seconds=<median> tflops=<LAPACK's flop count / median>
  * Left side, lower, no transpose, non-unit, alpha 1, beta 1 throughout.
+ *
+ * With L3_BENCH_AB set to a BLAS library (libblas.so.3, the one dlgemm
+ * forwards to), each timed call alternates with a call of that library's
+ * routine on the same arrays in the same process, and both medians print:
+ *   <routine> n=<n> seconds=... tflops=... direct_tflops=... ratio=...
+ * Small calls on the CPU run at one of two speeds per process, whatever
+ * library is preloaded (where the arrays fall in memory); alternating in one
+ * process compares the two at the same layout.
  */
 #include <dlfcn.h>
 #include <stdio.h>
@@ -95,6 +103,8 @@ static double flops(const char *r, double n)
 int main(int argc, char **argv)
 {
   const double limit = argc > 1 ? atof(argv[1]) : 30;
+  const char *ab = getenv("L3_BENCH_AB");
+  void *direct_lib = ab && *ab ? dlopen(ab, RTLD_NOW | RTLD_LOCAL) : NULL;
   char list[512], *save = NULL, *r;
   if (argc < 4) {
     fprintf(stderr, "usage: level3_bench seconds routine[,routine...] n...\n");
@@ -110,16 +120,17 @@ int main(int argc, char **argv)
     const float one_f[2] = {1, 0};
     const int tri = !strcmp(r + 1, "trsm") || !strcmp(r + 1, "trmm");
     double rate = 0;
-    void *fn;
+    void *fn, *direct;
     snprintf(name, sizeof name, "%s_", r);
     if (!(fn = dlsym(RTLD_DEFAULT, name))) {
       printf("%s missing\n", r);
       continue;
     }
+    direct = direct_lib ? dlsym(direct_lib, name) : NULL;
     for (int i = 3; i < argc; i++) {
       const int n = atoi(argv[i]);
       const size_t len = (size_t)n * n * es;
-      double t[15], first;
+      double t[15], u[15], first;
       int reps;
       char *a, *b, *c, *c0;
       if (rate > 0 && flops(r, n) / rate > limit) {
@@ -141,11 +152,20 @@ int main(int argc, char **argv)
       for (int k = 0; k < reps; k++) {
         if (tri) memcpy(c, c0, len);
         t[k] = call(r, fn, n, dbl ? (void *)one_d : (void *)one_f, a, b, c);
+        if (!direct) continue;
+        if (tri) memcpy(c, c0, len);
+        u[k] = call(r, direct, n, dbl ? (void *)one_d : (void *)one_f, a, b, c);
       }
       qsort(t, (size_t)reps, sizeof t[0], cmp);
       rate = flops(r, n) / t[reps / 2];
-      printf("%s n=%d seconds=%.6f tflops=%.4f reps=%d first=%.4f\n", r, n, t[reps / 2],
+      printf("%s n=%d seconds=%.6f tflops=%.4f reps=%d first=%.4f", r, n, t[reps / 2],
              rate * 1e-12, reps, first);
+      if (direct) {
+        qsort(u, (size_t)reps, sizeof u[0], cmp);
+        printf(" direct_tflops=%.4f ratio=%.3f", flops(r, n) / u[reps / 2] * 1e-12,
+               u[reps / 2] / t[reps / 2]);
+      }
+      printf("\n");
       fflush(stdout);
       free(a), free(b), free(c), free(c0);
     }
