@@ -80,7 +80,7 @@ static int quick_return(const dlg_level3 *l)
 static void log_call(const blas_call *x, const dlg_level3 *l, const char *backend,
                      const char *why, double seconds)
 {
-  char args[64];
+  char args[64], dims[96];
   double flops;
   if (!dlg_config_get()->verbose) return;
   switch (x->routine) {
@@ -94,10 +94,17 @@ static void log_call(const blas_call *x, const dlg_level3 *l, const char *backen
     break;
   default: snprintf(args, sizeof args, "uplo=%c trans=%c", x->uplo, x->transa);
   }
+  /* the dimensions the routine has: M N K, M N, or N K (rank-k) */
+  if (x->routine == BLAS_GEMM)
+    snprintf(dims, sizeof dims, "m=%lld n=%lld k=%lld", (long long)x->m, (long long)x->n,
+             (long long)x->k);
+  else if (x->routine >= BLAS_SYRK && x->routine <= BLAS_HER2K)
+    snprintf(dims, sizeof dims, "n=%lld k=%lld", (long long)x->n, (long long)x->k);
+  else
+    snprintf(dims, sizeof dims, "m=%lld n=%lld", (long long)x->m, (long long)x->n);
   flops = l && seconds > 0 ? dlg_level3_flops(l) / seconds * 1e-9 : 0.0;
-  fprintf(stderr, "dlgemm: %s %s m=%lld n=%lld k=%lld -> %s (%s) %.3f ms %.2f GFLOP/s\n",
-          x->origin, args, (long long)x->m, (long long)x->n, (long long)x->k, backend, why,
-          seconds * 1e3, flops);
+  fprintf(stderr, "dlgemm: %s %s %s -> %s (%s) %.3f ms %.2f GFLOP/s\n", x->origin, args, dims,
+          backend, why, seconds * 1e3, flops);
 }
 
 /* Inside the door (core/fork.h): everything but the report of an illegal
