@@ -145,6 +145,8 @@ static void load(void)
   config.device_mb = parse_nonnegative("DLGEMM_DEVICE_MB", 0);
   config.recalibrate = parse_bool("DLGEMM_CALIBRATE", 0);
   config.lapack_min_n = parse_nonnegative("DLGEMM_LAPACK_MIN_N", DLG_DEFAULT_LAPACK_MIN_N);
+  config.level3_block = parse_nonnegative("DLGEMM_LEVEL3_BLOCK", DLG_DEFAULT_LEVEL3_BLOCK);
+  if (config.level3_block < 1) config.level3_block = 1;
   parse_fault();
 }
 

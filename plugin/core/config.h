@@ -34,11 +34,15 @@ typedef struct dlg_config {
   /* DLGEMM_LAPACK_MIN_N: factorizations (dgetrf_, dpotrf_...) with
    * min(m, n) below it stay on the next LAPACK */
   double lapack_min_n;
+  /* DLGEMM_LEVEL3_BLOCK: the narrowest block of C (or B) that a level-3
+   * routine's host-array pipeline cuts (plugin/cuda/level3/offload.c) */
+  double level3_block;
   int min_mnk_set;        /* DLGEMM_MIN_MNK was given: it, not the model, routes host calls */
 } dlg_config;
 
 #define DLG_DEFAULT_MIN_MNK (256.0 * 256.0 * 256.0)
 #define DLG_DEFAULT_LAPACK_MIN_N 384.0
+#define DLG_DEFAULT_LEVEL3_BLOCK 1024.0
 
 const dlg_config *dlg_config_get(void);
 /* Whether this GPU event of kind `what` (DLG_FAULT_OOM, _LAUNCH, _COPY) is

@@ -48,6 +48,7 @@ static void load(void)
       {"cuEventQuery", offsetof(dlg_cuda_api, EventQuery)},
       {"cuEventSynchronize", offsetof(dlg_cuda_api, EventSynchronize)},
       {"cuStreamWaitEvent", offsetof(dlg_cuda_api, StreamWaitEvent)},
+      {"cuEventDestroy_v2", offsetof(dlg_cuda_api, EventDestroy)},
       {"cuMemcpyHtoDAsync_v2", offsetof(dlg_cuda_api, MemcpyHtoDAsync)},
       {"cuMemcpyDtoHAsync_v2", offsetof(dlg_cuda_api, MemcpyDtoHAsync)},
       {"cuMemHostAlloc", offsetof(dlg_cuda_api, MemHostAlloc)},

@@ -44,6 +44,7 @@ typedef struct dlg_cuda_api {
   CUresult (*EventQuery)(CUevent);
   CUresult (*EventSynchronize)(CUevent);
   CUresult (*StreamWaitEvent)(CUstream, CUevent, unsigned);
+  CUresult (*EventDestroy)(CUevent);
   CUresult (*MemcpyHtoDAsync)(CUdeviceptr, const void *, size_t, CUstream);
   CUresult (*MemcpyDtoHAsync)(void *, CUdeviceptr, size_t, CUstream);
   CUresult (*MemHostAlloc)(void **, size_t, unsigned);

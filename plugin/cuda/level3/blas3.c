@@ -296,10 +296,18 @@ static void fill(dlg_factor_run *r, int kernel, dlg_dview a, int flag)
   launch(r, kernel, n, n, params);
 }
 
+void dlg_cuda_blas3_prepare(dlg_factor_run *r, const dlg_level3 *x, dlg_dview a)
+{
+  const dlg_dview lower_a = x->upper ? dlg_step_transposed(a) : a;
+  if (x->kind == DLG_L3_SYMM || x->kind == DLG_L3_HEMM)
+    fill(r, DLG_L3_SYMMETRIZE, lower_a, x->kind == DLG_L3_HEMM);
+  else if (x->kind == DLG_L3_TRMM)
+    fill(r, DLG_L3_TRI_FILL, lower_a, x->unit);
+}
+
 void dlg_cuda_blas3(dlg_factor_run *r, const dlg_level3 *x, dlg_dview a, dlg_dview b, dlg_dview c,
                     dlg_dview w)
 {
-  const dlg_dview lower_a = x->upper ? dlg_step_transposed(a) : a;
   const int ca = x->transa == 'C';
   switch (x->kind) {
   case DLG_L3_GEMM:
@@ -311,7 +319,6 @@ void dlg_cuda_blas3(dlg_factor_run *r, const dlg_level3 *x, dlg_dview a, dlg_dvi
       scale(r, c, x->beta);
       break;
     }
-    fill(r, DLG_L3_SYMMETRIZE, lower_a, x->kind == DLG_L3_HEMM);
     if (x->right)
       gemm(r, x->alpha, b, 0, a, 0, x->beta, c);
     else
@@ -322,7 +329,6 @@ void dlg_cuda_blas3(dlg_factor_run *r, const dlg_level3 *x, dlg_dview a, dlg_dvi
       scale(r, w, zero);
       break;
     }
-    fill(r, DLG_L3_TRI_FILL, lower_a, x->unit);
     if (x->right)
       gemm(r, x->alpha, c, 0, op(a, x->transa), ca, zero, w);
     else

@@ -9,10 +9,18 @@
 #include "core/level3.h"
 #include "cuda/lapack/steps.h"
 
-/* x computed on device copies of its matrices: a (as the routine reads
- * it: its own copy, which may be overwritten), b, c (C, or TRMM's and
- * TRSM's B, in and out), and w, TRMM's result (C's shape; TRMM leaves c
- * as it was).  Views column-major; r->dtype is x->dtype. */
+/* A's device copy (as the routine reads it) made what dlg_cuda_blas3
+ * multiplies by: SYMM's and HEMM's full matrix, TRMM's full triangular one
+ * (the triangle not read is overwritten); nothing for the others.  Once per
+ * call, before dlg_cuda_blas3. */
+void dlg_cuda_blas3_prepare(dlg_factor_run *r, const dlg_level3 *x, dlg_dview a);
+
+/* x computed on device copies of its matrices: a (prepared), b, c (C, or
+ * TRMM's and TRSM's B, in and out), and w, TRMM's result (C's shape; TRMM
+ * leaves c as it was).  Views column-major; r->dtype is x->dtype.  Any
+ * block of C's columns (of its rows where A is on the right) is the same
+ * call on the block, with x's n (m) and b's, c's, w's views cut alike (not so for
+ * the rank-k updates, whose C is a triangle). */
 void dlg_cuda_blas3(dlg_factor_run *r, const dlg_level3 *x, dlg_dview a, dlg_dview b, dlg_dview c,
                     dlg_dview w);
 

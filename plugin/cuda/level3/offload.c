@@ -77,26 +77,79 @@ static void shapes(const dlg_level3 *x, mat *m)
   }
 }
 
-static dlgemm_status copy(dlg_cuda_device *dev, const mat *m, void *host, size_t es, int to_device,
-                          CUstream s)
+static dlgemm_status copy(dlg_cuda_device *dev, const mat *m, size_t es, int to_device, CUstream s)
 {
   if (!m->rows || !m->cols) return DLGEMM_OK;
-  return dlg_cuda_offload_matrix(dev, host, m->ld, m->dev.p, m->dev.cs, m->rows, m->cols, es,
-                                 to_device, s);
+  return dlg_cuda_offload_matrix(dev, (void *)m->host, m->ld, m->dev.p, m->dev.cs, m->rows,
+                                 m->cols, es, to_device, s);
 }
 
-static dlgemm_status run(dlg_level3 *x, dlg_cuda_device *dev, const dlg_cuda_api *cu, CUstream s)
+/* Rows (dim 0) or columns (dim 1) [i0, i1) of m, host and device alike. */
+static mat block(const mat *m, int dim, int64_t i0, int64_t i1, size_t es)
+{
+  mat b = *m;
+  const int64_t step = dim ? m->ld : 1, dstep = dim ? m->dev.cs : 1;
+  if (b.host) b.host = (const char *)m->host + (size_t)(i0 * step) * es;
+  b.dev.p += (CUdeviceptr)(i0 * dstep) * es;
+  if (dim)
+    b.cols = b.dev.cols = i1 - i0;
+  else
+    b.rows = b.dev.rows = i1 - i0;
+  return b;
+}
+
+/* A over, only the triangle read where the routine reads one (in column
+ * blocks: a rectangle each, about half of A in all). */
+static dlgemm_status copy_a(dlg_cuda_device *dev, const dlg_level3 *x, const mat *a, size_t es,
+                            CUstream s)
+{
+  const int tri = x->kind == DLG_L3_SYMM || x->kind == DLG_L3_HEMM || x->kind == DLG_L3_TRMM ||
+                  x->kind == DLG_L3_TRSM;
+  const int64_t n = a->cols, nb = tri ? (n + 7) / 8 : n;
+  dlgemm_status st = DLGEMM_OK;
+  for (int64_t j = 0; j < n && !st && n; j += nb) {
+    const int64_t j1 = j + nb < n ? j + nb : n;
+    mat col = block(a, 1, j, j1, es);
+    if (tri) col = x->upper ? block(&col, 0, 0, j1, es) : block(&col, 0, j, n, es);
+    st = copy(dev, &col, es, 1, s);
+  }
+  return st;
+}
+
+/* How the output is cut for the pipeline: 1 its columns, 0 its rows (A on
+ * the right), -1 not at all (the rank-k updates). */
+static int split_of(const dlg_level3 *x)
+{
+  if (x->kind >= DLG_L3_SYRK && x->kind <= DLG_L3_HER2K) return -1;
+  return x->kind != DLG_L3_GEMM && x->right ? 0 : 1;
+}
+
+/* At most this many blocks (their events); each at least DLGEMM_LEVEL3_BLOCK
+ * wide (1024: a TRSM on 1024 columns still runs its GEMMs near full
+ * speed). */
+enum { MAX_BLOCKS = 8 };
+
+/* A over first; then block by block, B's and C's block over while the
+ * previous block computes (the copies are synchronous on the host, the
+ * kernels are not); every launch made before anything is written back, so
+ * that a failure up to there leaves the caller's arrays untouched; then the
+ * blocks back as each one's kernels finish, while the later ones run. */
+static dlgemm_status run(dlg_level3 *x, dlg_cuda_device *dev, const dlg_cuda_api *cu, CUstream s,
+                         CUstream s2, CUevent *done)
 {
   const size_t es = dlg_elem_size(x->dtype);
+  const int split = split_of(x), out = x->kind == DLG_L3_TRMM ? 3 : 2;
+  /* B's blocks: GEMM's op(B) columns are B's rows when it is transposed */
+  const int bsplit = x->kind == DLG_L3_GEMM && x->transb != 'N' ? 0 : split;
   mat m[4] = {{0}};
-  const int out = x->kind == DLG_L3_TRMM ? 3 : 2;
   dlg_factor_run r = {0};
   CUdeviceptr base = 0;
   size_t total = 0;
   dlgemm_status st = DLGEMM_OK;
   CUresult e;
   double t0 = dlg_now(), t1 = 0, t2 = 0;
-  int i;
+  int64_t extent, nb, i;
+  int nblocks = 0;
 
   shapes(x, m);
   for (i = 0; i < 4; i++) total += bytes_of(&m[i], es);
@@ -106,28 +159,52 @@ static dlgemm_status run(dlg_level3 *x, dlg_cuda_device *dev, const dlg_cuda_api
   for (i = 0, total = 0; i < 4; i++) {
     m[i].dev.p = base + total;
     total += bytes_of(&m[i], es);
-    if (m[i].in && !st) st = copy(dev, &m[i], (void *)m[i].host, es, 1, s);
   }
-  if (!st) {
-    r.dev = dev, r.cu = cu, r.stream = s, r.dtype = x->dtype;
-    r.precision = dlg_real_of(x->dtype) == DLG_F32 ? dlg_config_get()->fp32_mode
-                                                   : DLGEMM_PRECISION_STRICT;
-    t1 = dlg_now();
-    dlg_cuda_blas3(&r, x, m[0].dev, m[1].dev, m[2].dev, m[3].dev);
-    st = r.status;
-    if (!st && (e = cu->StreamSynchronize(s))) st = cuda_failed("computation", e);
-    t2 = dlg_now();
-    if (!st && copy(dev, &m[out], x->c, es, 0, s)) {
+  r.dev = dev, r.cu = cu, r.stream = s, r.dtype = x->dtype;
+  r.precision = dlg_real_of(x->dtype) == DLG_F32 ? dlg_config_get()->fp32_mode
+                                                 : DLGEMM_PRECISION_STRICT;
+  /* the extent cut, and the blocks: at least DLGEMM_LEVEL3_BLOCK wide, at
+   * most MAX_BLOCKS of them */
+  extent = split < 0 ? 1 : split ? m[2].cols : m[2].rows;
+  nb = (int64_t)dlg_config_get()->level3_block;
+  if (nb * MAX_BLOCKS < extent) nb = (extent + MAX_BLOCKS - 1) / MAX_BLOCKS;
+  st = copy_a(dev, x, &m[0], es, s2);
+  if (!st && split < 0 && m[1].in) st = copy(dev, &m[1], es, 1, s2);
+  t1 = dlg_now();
+  if (!st) dlg_cuda_blas3_prepare(&r, x, m[0].dev);
+  for (i = 0; i < extent && !st && !r.status; i += nb, nblocks++) {
+    const int64_t i1 = i + nb < extent ? i + nb : extent;
+    dlg_level3 xb = *x;
+    mat b = m[1], c = m[2], w = m[3];
+    if (split >= 0) {
+      if (m[1].rows) b = block(&m[1], bsplit, i, i1, es);
+      c = block(&m[2], split, i, i1, es), w = block(&m[3], split, i, i1, es);
+      if (split) xb.n = i1 - i; else xb.m = i1 - i;
+    }
+    if ((split >= 0 && b.in && (st = copy(dev, &b, es, 1, s2))) ||
+        (c.in && (st = copy(dev, &c, es, 1, s2))))
+      break;
+    dlg_cuda_blas3(&r, &xb, m[0].dev, b.dev, c.dev, w.dev);
+    if (!r.status && (e = cu->EventRecord(done[nblocks], s))) st = cuda_failed("event", e);
+  }
+  if (!st) st = r.status;
+  t2 = dlg_now();
+  for (i = 0; i < extent && !st; i += nb) {
+    const int64_t i1 = i + nb < extent ? i + nb : extent;
+    const mat o = split < 0 ? m[out] : block(&m[out], split, i, i1, es);
+    if ((e = cu->StreamWaitEvent(s2, done[i / nb], 0)) || copy(dev, &o, es, 0, s2)) {
       /* The caller's matrix may be half written: no fallback can undo it. */
       fprintf(stderr, "dlgemm: %s: copying the result back failed (%s); it is incomplete\n",
-              x->origin, dlgemm_last_error());
-    } else if (!st && dlg_config_get()->verbose) {
-      dlg_note("copy in %.1f ms, compute %.1f ms, copy out %.1f ms", (t1 - t0) * 1e3,
-               (t2 - t1) * 1e3, (dlg_now() - t2) * 1e3);
+              x->origin, e ? dlg_cuda_error(e) : dlgemm_last_error());
+      break;
     }
   }
+  if (!st && dlg_config_get()->verbose)
+    dlg_note("A in %.1f ms, %d block(s) in and queued %.1f ms, out as they finish %.1f ms",
+             (t1 - t0) * 1e3, nblocks, (t2 - t1) * 1e3, (dlg_now() - t2) * 1e3);
   cu->MemFreeAsync(base, s);
   cu->StreamSynchronize(s);
+  cu->StreamSynchronize(s2);
   return st;
 }
 
@@ -136,16 +213,27 @@ dlgemm_status dlg_cuda_level3(dlg_level3 *x)
   char why[160];
   const dlg_cuda_api *cu = dlg_cuda_api_get(why, sizeof why);
   dlg_cuda_device *dev = cu ? dlg_cuda_device_get(0) : NULL;
-  CUstream s;
+  CUstream s, s2;
+  CUevent done[MAX_BLOCKS + 1];
   CUresult e;
   dlgemm_status st;
+  int events;
   if (!cu) return dlg_fail(DLGEMM_ERR_NO_BACKEND, "%s", why);
   if (!dev) return DLGEMM_ERR_NO_BACKEND;
   if ((e = cu->CtxPushCurrent(dev->ctx))) return cuda_failed("context", e);
+  /* s computes, s2 copies; done[b]: block b's kernels finished */
   if ((e = cu->StreamCreate(&s, CU_STREAM_NON_BLOCKING))) {
     st = cuda_failed("stream creation", e);
   } else {
-    st = run(x, dev, cu, s);
+    if ((e = cu->StreamCreate(&s2, CU_STREAM_NON_BLOCKING))) {
+      st = cuda_failed("stream creation", e);
+    } else {
+      for (events = 0; events < MAX_BLOCKS + 1; events++)
+        if ((e = cu->EventCreate(&done[events], CU_EVENT_DISABLE_TIMING))) break;
+      st = e ? cuda_failed("event creation", e) : run(x, dev, cu, s, s2, done);
+      while (events-- > 0) cu->EventDestroy(done[events]);
+      cu->StreamDestroy(s2);
+    }
     cu->StreamDestroy(s);
   }
   cu->CtxPopCurrent(NULL);
