@@ -105,7 +105,9 @@ static void call(void *fn, const tcase *t, const mat *a, const mat *b, void *c, 
   const void *alpha = is_double(t->type) ? (void *)al : (void *)fal;
   const void *beta = is_double(t->type) ? (void *)be : (void *)fbe;
   switch (t->routine) {
-  case GEMM: ((fn13)fn)(s1, s2, &m, &n, &k, alpha, a->p, &lda, b->p, &ldb, beta, c, &ldc, 1, 1); break;
+  case GEMM:
+    ((fn13)fn)(s1, s2, &m, &n, &k, alpha, a->p, &lda, b->p, &ldb, beta, c, &ldc, 1, 1);
+    break;
   case SYMM:
   case HEMM: ((fn12)fn)(s1, s2, &m, &n, alpha, a->p, &lda, b->p, &ldb, beta, c, &ldc, 1, 1); break;
   case SYRK:
@@ -154,7 +156,8 @@ static void inputs(rng *r, const tcase *t, mat *a, mat *b, mat *c)
   const int rank_k = t->routine >= SYRK && t->routine <= HER2K, tri = t->routine >= TRMM;
   const int na = (t->routine == GEMM || rank_k) ? 0 : t->c1 == 'L' ? t->m : t->n;
   const char uplo = rank_k ? t->c1 : t->c2;
-  const int alpha0 = t->alpha[0] == 0 && t->alpha[1] == 0, beta0 = t->beta[0] == 0 && t->beta[1] == 0;
+  const int alpha0 = t->alpha[0] == 0 && t->alpha[1] == 0;
+  const int beta0 = t->beta[0] == 0 && t->beta[1] == 0;
   int i, j;
   if (t->routine == GEMM) {
     *a = make(r, t->type, t->c1 == 'N' ? t->m : t->k, t->c1 == 'N' ? t->k : t->m);
@@ -219,8 +222,11 @@ static void run_case(void *ref, int gpu, rng *r, int index)
     void *c_ref = malloc(bytes ? bytes : 1);
     const int parts = 1 + cplx(t.type);
     const double eps = is_double(t.type) ? 1.1e-16 : 6e-8;
-    const int depth = t.routine == GEMM ? t.k : t.routine >= SYRK && t.routine <= HER2K ? 2 * t.k
-                                                                                     : (t.c1 == 'L' ? t.m : t.n);
+    /* the products each element sums: k, 2k for the rank-2k updates, A's order */
+    const int depth = t.routine == GEMM                            ? t.k
+                      : t.routine >= SYRK && t.routine <= HER2K   ? 2 * t.k
+                      : t.c1 == 'L'                               ? t.m
+                                                                  : t.n;
     int bad = 0;
     memcpy(c_ref, c.p, bytes);
     mine = routine(RTLD_DEFAULT, &t);
@@ -230,7 +236,8 @@ static void run_case(void *ref, int gpu, rng *r, int index)
     for (size_t i = 0; i < (size_t)c.ld * (size_t)c.cols && !bad; i++)
       for (int p = 0; p < parts; p++) {
         const double x = get(c.p, t.type, i, p), y = get(c_ref, t.type, i, p);
-        const double tol = gpu ? 8.0 * (depth + 2) * eps * (1.0 + fabs(y)) * (t.routine == TRSM ? 4 : 1) : 0;
+        const double tol =
+            gpu ? 8.0 * (depth + 2) * eps * (1.0 + fabs(y)) * (t.routine == TRSM ? 4 : 1) : 0;
         if (isnan(x) != isnan(y) || (!isnan(y) && !(fabs(x - y) <= tol))) {
           const int row = (int)(i % (size_t)c.ld), col = (int)(i / (size_t)c.ld);
           printf("FAIL: %c%s %c%c%c%c m=%d n=%d k=%d alpha=(%g,%g) beta=(%g,%g): (%d,%d)%s "

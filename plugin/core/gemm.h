@@ -59,7 +59,8 @@ typedef struct dlg_gemm {
 
 static inline size_t dlg_elem_size(dlg_dtype t)
 {
-  return t == DLG_C128 ? 16 : (t == DLG_F64 || t == DLG_C64) ? 8 : (t == DLG_F16 || t == DLG_BF16) ? 2 : 4;
+  if (t == DLG_C128) return 16;
+  return (t == DLG_F64 || t == DLG_C64) ? 8 : (t == DLG_F16 || t == DLG_BF16) ? 2 : 4;
 }
 static inline int dlg_is_complex(dlg_dtype t) { return t == DLG_C64 || t == DLG_C128; }
 /* The real type of a complex one (and of a real one, itself). */

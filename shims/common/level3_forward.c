@@ -66,7 +66,10 @@ static const char *const names[ROUTINES] = {"gemm",  "symm",  "hemm", "syrk", "h
                                             "syr2k", "her2k", "trmm", "trsm"};
 
 /* dlg_dtype F32, F64, C64, C128 -> 0..3 */
-static int type_index(dlg_dtype t) { return t == DLG_F32 ? 0 : t == DLG_F64 ? 1 : t == DLG_C64 ? 2 : 3; }
+static int type_index(dlg_dtype t)
+{
+  return t == DLG_F32 ? 0 : t == DLG_F64 ? 1 : t == DLG_C64 ? 2 : 3;
+}
 
 static void *resolved[2][TYPES][ROUTINES];
 

@@ -193,7 +193,8 @@ static void trsm(dlg_factor_run *r, dlg_dview a, int lower, int unit, int conj, 
     const int64_t n1 = dlg_step_split(n), n2 = n - n1;
     const dlg_dview b1 = dlg_step_sub(r, b, 0, 0, n1, b.cols);
     const dlg_dview b2 = dlg_step_sub(r, b, n1, 0, n2, b.cols);
-    const dlg_dview a11 = dlg_step_sub(r, a, 0, 0, n1, n1), a22 = dlg_step_sub(r, a, n1, n1, n2, n2);
+    const dlg_dview a11 = dlg_step_sub(r, a, 0, 0, n1, n1);
+    const dlg_dview a22 = dlg_step_sub(r, a, n1, n1, n2, n2);
     if (lower) {
       trsm(r, a11, 1, unit, conj, b1);
       gemm(r, minus_one, dlg_step_sub(r, a, n1, 0, n2, n1), conj, b1, 0, one, b2);
@@ -235,7 +236,8 @@ static void rank_k(dlg_factor_run *r, dlg_dview c, const term *t, int nt, const 
     int nn = (int)n, h = herm;
     void *params[] = {&c.p, &rs, &cs, &wv.p, &nn, scalar(r, beta, &s), &h};
     for (i = 0; i < nt; i++)
-      gemm(r, t[i].alpha, t[i].p, t[i].cp, dlg_step_transposed(t[i].q), t[i].cq, i ? one : zero, wv);
+      gemm(r, t[i].alpha, t[i].p, t[i].cp, dlg_step_transposed(t[i].q), t[i].cq, i ? one : zero,
+           wv);
     launch(r, DLG_L3_TRI_MERGE, n, n, params);
     return;
   }

@@ -4,12 +4,15 @@
  * and copy threads), the routine on the device (blas3.c), the matrix it
  * writes copied back.  C goes over only where the routine reads it (beta
  * not 0, TRMM's and TRSM's B, the rank-k updates' other triangle, which
- * must come back as it was).
+ * must come back as it was); A only as far as it is read (one triangle).
+ * B and C cross in blocks (run() says how), so that a block computes while
+ * the next one crosses and comes back while later ones compute.
  *
- * Failure.  Before the copy back nothing of the caller's is written: a
- * failure returns a status and the shim hands the call to the next BLAS.
- * A failure during the copy back cannot be undone; it is reported on
- * stderr (the caller's matrix is incomplete).
+ * Failure.  Every launch is made before anything of the caller's is
+ * written: up to there a failure returns a status and the shim hands the
+ * call to the next BLAS.  A failure after (a copy back, or a kernel that
+ * faults while its block waits to come back) cannot be undone; it is
+ * reported on stderr (the caller's matrix is incomplete).
  */
 #include <stdio.h>
 #include "core/calllog.h"
@@ -52,8 +55,10 @@ static void shapes(const dlg_level3 *x, mat *m)
   const int c_in = x->beta[0] != 0 || x->beta[1] != 0;
   switch (x->kind) {
   case DLG_L3_GEMM:
-    m[0] = host_mat(x->a, x->lda, x->transa == 'N' ? x->m : x->k, x->transa == 'N' ? x->k : x->m, 1);
-    m[1] = host_mat(x->b, x->ldb, x->transb == 'N' ? x->k : x->n, x->transb == 'N' ? x->n : x->k, 1);
+    m[0] = x->transa == 'N' ? host_mat(x->a, x->lda, x->m, x->k, 1)
+                            : host_mat(x->a, x->lda, x->k, x->m, 1);
+    m[1] = x->transb == 'N' ? host_mat(x->b, x->ldb, x->k, x->n, 1)
+                            : host_mat(x->b, x->ldb, x->n, x->k, 1);
     m[2] = host_mat(x->c, x->ldc, x->m, x->n, c_in);
     break;
   case DLG_L3_SYMM:
