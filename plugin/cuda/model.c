@@ -275,16 +275,29 @@ static double cpu_flops(const model *m, const dlg_gemm *g)
   return cpu_rate_at(m, g->dtype == DLG_F64, cbrt((double)g->m * (double)g->n * (double)g->k));
 }
 
+/* Whether the GPU (t_gpu seconds) beats the next BLAS (t_cpu), why[]
+ * saying so; t_cpu 0: there is no model.  The figures are for the verbose
+ * log; formatting them costs more than a small product on the CPU, so
+ * quiet calls keep only the verdict. */
+static int verdict(double t_gpu, double t_cpu, char *why, size_t why_len)
+{
+  if (t_cpu <= 0)
+    dlg_copy_text(why, why_len, "no host model (the GPU could not be measured)");
+  else if (dlg_config_get()->verbose)
+    snprintf(why, why_len, "model: GPU %.3g ms %s next BLAS %.3g ms", t_gpu * 1e3,
+             t_gpu < t_cpu ? "<" : ">=", t_cpu * 1e3);
+  else
+    dlg_copy_text(why, why_len, t_gpu < t_cpu ? "model: GPU sooner" : "model: CPU sooner");
+  return t_cpu > 0 && t_gpu < t_cpu;
+}
+
 int dlg_cuda_whole_offload_pays(dlg_cuda_device *dev, dlg_dtype real, double flops, double in,
                                 double out, char *why, size_t why_len)
 {
   const model *m = model_get(dev);
   const int dt = real == DLG_F64;
   double t_gpu, t_cpu;
-  if (!m) {
-    snprintf(why, why_len, "no host model (the GPU could not be measured)");
-    return 0;
-  }
+  if (!m) return verdict(0, 0, why, why_len);
   /* nothing overlaps: copies in, the routine, the copy out; the routines
    * are GEMMs of halving sizes, counted at half the 2048^3 rate; the fixed
    * cost twice the engine's (a stream, the pool, a copy each way at least:
@@ -292,12 +305,7 @@ int dlg_cuda_whole_offload_pays(dlg_cuda_device *dev, dlg_dtype real, double flo
   t_gpu = 2 * m->overhead + in / fmin(m->to_device, m->staging) +
           out / fmin(m->to_host, m->staging) + 2 * flops / m->kernel[dt];
   t_cpu = flops / cpu_rate_at(m, dt, cbrt(flops / 2));
-  if (dlg_config_get()->verbose)
-    snprintf(why, why_len, "model: GPU %.3g ms %s next BLAS %.3g ms", t_gpu * 1e3,
-             t_gpu < t_cpu ? "<" : ">=", t_cpu * 1e3);
-  else
-    dlg_copy_text(why, why_len, t_gpu < t_cpu ? "model: GPU sooner" : "model: next BLAS sooner");
-  return t_gpu < t_cpu;
+  return verdict(t_gpu, t_cpu, why, why_len);
 }
 
 int dlg_cuda_offload_pays(dlg_cuda_device *dev, const dlg_gemm *g, char *why, size_t why_len)
@@ -307,10 +315,7 @@ int dlg_cuda_offload_pays(dlg_cuda_device *dev, const dlg_gemm *g, char *why, si
   const double mn = (double)g->m * (double)g->n;
   const double in = ((double)g->m * g->k + (double)g->k * g->n + (g->beta != 0 ? mn : 0)) * es;
   double t_in, t_out, t_k, t_max, t_gpu, t_cpu, tiles;
-  if (!m) {
-    snprintf(why, why_len, "no host model (the GPU could not be measured)");
-    return 0;
-  }
+  if (!m) return verdict(0, 0, why, why_len);
   t_in = batch * in / fmin(m->to_device, m->staging);
   t_out = batch * mn * es / fmin(m->to_host, m->staging);
   t_k = dlg_flops(g) / m->kernel[g->dtype == DLG_F64];
@@ -320,12 +325,5 @@ int dlg_cuda_offload_pays(dlg_cuda_device *dev, const dlg_gemm *g, char *why, si
   tiles = fmax(1.0, fmin(4.0, fmax((double)g->m, (double)g->n) / 1024.0));
   t_gpu = m->overhead * batch + t_max + (t_in + t_out + t_k - t_max) / tiles;
   t_cpu = dlg_flops(g) / cpu_flops(m, g);
-  /* The figures are for the verbose log; formatting them costs more than a
-   * small product on the CPU, so quiet calls keep only the verdict. */
-  if (dlg_config_get()->verbose)
-    snprintf(why, why_len, "model: GPU %.3g ms %s next BLAS %.3g ms", t_gpu * 1e3,
-             t_gpu < t_cpu ? "<" : ">=", t_cpu * 1e3);
-  else
-    dlg_copy_text(why, why_len, t_gpu < t_cpu ? "model: GPU sooner" : "model: CPU sooner");
-  return t_gpu < t_cpu;
+  return verdict(t_gpu, t_cpu, why, why_len);
 }
