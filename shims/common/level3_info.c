@@ -28,19 +28,7 @@ static int side_ok(char c) { return lsame(c, 'L') || lsame(c, 'R'); }
 int blas_level3_info(const blas_call *x)
 {
   switch (x->routine) {
-  case BLAS_GEMM: { /* xGEMM, complex: the same tests as SGEMM's */
-    const int64_t nrowa = lsame(x->transa, 'N') ? x->m : x->k;
-    const int64_t nrowb = lsame(x->transb, 'N') ? x->k : x->n;
-    if (!is_trans(x->transa)) return 1;
-    if (!is_trans(x->transb)) return 2;
-    if (x->m < 0) return 3;
-    if (x->n < 0) return 4;
-    if (x->k < 0) return 5;
-    if (x->lda < max1(nrowa)) return 8;
-    if (x->ldb < max1(nrowb)) return 10;
-    if (x->ldc < max1(x->m)) return 13;
-    return 0;
-  }
+  case BLAS_GEMM: return blas_gemm_info(x); /* complex: SGEMM's tests, 'C' legal alike */
   case BLAS_SYMM:
   case BLAS_HEMM: { /* (SIDE, UPLO, M, N, ALPHA, A, LDA, B, LDB, BETA, C, LDC) */
     const int64_t nrowa = lsame(x->side, 'L') ? x->m : x->n;
