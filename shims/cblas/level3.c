@@ -30,19 +30,28 @@ static void swap64(int64_t *a, int64_t *b)
   *a = *b, *b = t;
 }
 
+/* The layout, then Side and Uplo (parameters 2 and 3) of SYMM, HEMM, TRMM
+ * and TRSM into x: 1, with *row set; 0 after reporting the first illegal
+ * one. */
+static int begin_side_uplo(blas_call *x, int layout, int side, int uplo, int *row)
+{
+  if (!cblas_begin(x->origin, layout, row)) return 0;
+  if (!(x->side = side_char(side, *row))) {
+    cblas_report(2, x->origin, "Illegal Side setting, %d\n", side);
+    return 0;
+  }
+  if (!(x->uplo = uplo_char(uplo, *row))) {
+    cblas_report(3, x->origin, "Illegal Uplo setting, %d\n", uplo);
+    return 0;
+  }
+  return 1;
+}
+
 /* (Layout, Side, Uplo, M, N, alpha, A, lda, B, ldb, beta, C, ldc) */
 static void cblas_symm(blas_call *x, int layout, int side, int uplo)
 {
   int row;
-  if (!cblas_begin(x->origin, layout, &row)) return;
-  if (!(x->side = side_char(side, row))) {
-    cblas_report(2, x->origin, "Illegal Side setting, %d\n", side);
-    return;
-  }
-  if (!(x->uplo = uplo_char(uplo, row))) {
-    cblas_report(3, x->origin, "Illegal Uplo setting, %d\n", uplo);
-    return;
-  }
+  if (!begin_side_uplo(x, layout, side, uplo, &row)) return;
   if (row) swap64(&x->m, &x->n);
   cblas_finish(x);
 }
@@ -91,15 +100,7 @@ static void cblas_rank_k(blas_call *x, int layout, int uplo, int trans)
 static void cblas_trmm(blas_call *x, int layout, int side, int uplo, int trans, int diag)
 {
   int row;
-  if (!cblas_begin(x->origin, layout, &row)) return;
-  if (!(x->side = side_char(side, row))) {
-    cblas_report(2, x->origin, "Illegal Side setting, %d\n", side);
-    return;
-  }
-  if (!(x->uplo = uplo_char(uplo, row))) {
-    cblas_report(3, x->origin, "Illegal Uplo setting, %d\n", uplo);
-    return;
-  }
+  if (!begin_side_uplo(x, layout, side, uplo, &row)) return;
   if (!(x->transa = cblas_trans_char(trans))) {
     cblas_report(4, x->origin, "Illegal Trans setting, %d\n", trans);
     return;
