@@ -97,8 +97,9 @@ typedef enum dlgemm_status {
                                        memory, freed, another device) or is too short for it */
 } dlgemm_status;
 
-/* How float32 products may be computed on a GPU (host tensors computed
- * on the CPU are always STRICT, which is at least as accurate). */
+/* How float32 products (of float32 and complex64 tensors) may be computed
+ * on a GPU (host tensors computed on the CPU are always STRICT, which is at
+ * least as accurate). */
 typedef enum dlgemm_precision {
   DLGEMM_PRECISION_STRICT = 0, /* IEEE FP32 FMA arithmetic, as SGEMM (default) */
   DLGEMM_PRECISION_TF32 = 1,   /* one TF32 tensor-core product (frameworks' "allow tf32"):
@@ -125,7 +126,7 @@ typedef enum dlgemm_backend {
  */
 typedef struct dlgemm_options {
   size_t struct_size;
-  dlgemm_precision precision; /* float32 only; default STRICT */
+  dlgemm_precision precision; /* float32 and complex64 only; default STRICT */
   dlgemm_backend backend;     /* default AUTO */
   /* For kDLCUDA tensors: the CUstream / cudaStream_t the product is ordered
    * on, and the only one it is ordered on: there is no device-wide or
@@ -150,8 +151,13 @@ DLGEMM_API void dlgemm_options_init(dlgemm_options *opts);
  * or both bfloat16, with C float16, bfloat16 or float32 (products accumulate
  * in FP32, alpha and beta are applied in FP32, C is rounded once; on a GPU
  * the tensor cores compute them, on host memory the next BLAS's SGEMM on
- * the widened inputs).  Strides are in elements
- * (NULL means compact row-major); each matrix needs one unit stride.
+ * the widened inputs); or complex64 or complex128 (kDLComplex, 64 or 128
+ * bits), the same for all three, where alpha and beta are real scalars
+ * (imaginary part 0) and A and B are never conjugated (the next BLAS's
+ * CGEMM / ZGEMM on host memory; on a GPU, one real GEMM per product on the
+ * interleaved parts, four real products per complex one).  Strides are in
+ * elements, complex ones for the complex types (NULL means compact
+ * row-major); each matrix needs one unit stride.
  * Devices: kDLCPU and kDLCUDAHost (host memory), kDLCUDA (one GPU).
  * When beta == 0, C is not read (NaN in C does not propagate).
  */

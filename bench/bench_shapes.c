@@ -3,18 +3,21 @@
  * spend their time in (issue 22's classes and more): FP64 squares and
  * rank-k updates, skinny and vector-like FP32, odd sizes and layouts, TF32
  * and 16-bit rank-k updates, decode shapes, beta != 0, partial waves,
- * unaligned leading dimensions, batched attention, transformer layers.
+ * unaligned leading dimensions, batched attention, transformer layers,
+ * complex64 and complex128 squares.
  *
  * Each case: device-resident column-major operands with the case's
  * transposes and leading dimensions, alpha 1 and the case's beta, on one
  * stream; dlgemm_matmul against cublasGemmStridedBatchedEx with the same
  * types and compute (FP64: 64F; FP32: 32F; TF32: 32F_FAST_TF32; 16-bit: 32F),
+ * or, for the complex types (one matrix each), cublasCgemm / cublasZgemm,
  * timed alternately (bench_common.h: events, three warm-ups, medians, input
  * sets rotated below 200 MB).  After the timing each library's C of set 0
  * is compared with the other's (max |difference| / max |C|), so a fast wrong
  * answer shows.
  *
- * Prints one line per case (TFLOP/s, ratio = cuBLAS time / dlgemm time:
+ * Prints one line per case (TFLOP/s, a complex multiply-add counted as 8
+ * flops; ratio = cuBLAS time / dlgemm time:
  * above 1 dlgemm is faster), the geometric mean of each class and of all.
  *
  * usage: bench_shapes [reps [class]]
@@ -32,10 +35,13 @@
 typedef int (*cublas_batched_fn)(void *, int, int, int, int, int, const void *, const void *,
                                  int, int, long long, const void *, int, int, long long,
                                  const void *, void *, int, int, long long, int, int, int);
+/* cublasCgemm_v2 and cublasZgemm_v2: scalars and matrices by pointer */
+typedef int (*cublas_complex_fn)(void *, int, int, int, int, int, const void *, const void *, int,
+                                 const void *, int, const void *, void *, int);
 enum { R_32F = 0, R_64F = 1, R_16F = 2, R_16BF = 14, C_32F = 68, C_32F_TF32 = 77, C_64F = 70,
        GEMM_DEFAULT = -1 };
 
-typedef enum { F64, F32, TF32, BF16, F16 } kind;
+typedef enum { F64, F32, TF32, BF16, F16, C64, C128 } kind;
 static const struct {
   const char *name;
   int es, cublas_type, compute;
@@ -44,7 +50,13 @@ static const struct {
              {"fp32", 4, R_32F, C_32F, DLGEMM_PRECISION_STRICT},
              {"tf32", 4, R_32F, C_32F_TF32, DLGEMM_PRECISION_TF32},
              {"bf16", 2, R_16BF, C_32F, DLGEMM_PRECISION_STRICT},
-             {"f16", 2, R_16F, C_32F, DLGEMM_PRECISION_STRICT}};
+             {"f16", 2, R_16F, C_32F, DLGEMM_PRECISION_STRICT},
+             {"c64", 8, 0, 0, DLGEMM_PRECISION_STRICT},
+             {"c128", 16, 0, 0, DLGEMM_PRECISION_STRICT}};
+
+static int is_complex(kind t) { return t == C64 || t == C128; }
+/* The type of each part: a complex element is two of them. */
+static kind part_of(kind t) { return t == C64 ? F32 : t == C128 ? F64 : t; }
 
 typedef struct shape {
   const char *cls;
@@ -83,6 +95,10 @@ static const shape cases[] = {
     {"bf16 layer", BF16, 'T', 'N', 11008, 2048, 4096, 1, 0},
     {"bf16 square", BF16, 'N', 'N', 8192, 8192, 8192, 1, 0},
     {"f16 square", F16, 'N', 'N', 8192, 8192, 8192, 1, 0},
+    {"complex", C64, 'N', 'N', 4096, 4096, 4096, 1, 0},
+    {"complex", C64, 'N', 'N', 8192, 8192, 8192, 1, 0},
+    {"complex", C128, 'N', 'N', 4096, 4096, 4096, 1, 0},
+    {"complex", C128, 'N', 'N', 8192, 8192, 8192, 1, 0},
 };
 
 static cudrv cu;
@@ -90,6 +106,7 @@ static CUstream stream;
 static CUevent ev0, ev1;
 static void *handle;
 static cublas_batched_fn batched;
+static cublas_complex_fn cgemm, zgemm;
 
 typedef struct job {
   int which;
@@ -106,7 +123,8 @@ static void run(int which, const shape *s, CUdeviceptr a, CUdeviceptr b, CUdevic
   const int es = kinds[s->t].es, lda = rows_a(s), ldb = rows_b(s), ldc = s->m;
   const int ca = s->ta == 'N' ? s->k : s->m, cb = s->tb == 'N' ? s->n : s->k;
   const long long sa = (long long)lda * ca, sb = (long long)ldb * cb, sc = (long long)ldc * s->n;
-  const DLDataType t = {s->t == BF16 ? kDLBfloat : kDLFloat, (uint8_t)(8 * es), 1};
+  const DLDataType t = {s->t == BF16 ? kDLBfloat : is_complex(s->t) ? kDLComplex : kDLFloat,
+                        (uint8_t)(8 * es), 1};
   const int nd = s->batch > 1 ? 3 : 2, o = nd - 2;
   int64_t as[3] = {s->batch}, bs[3] = {s->batch}, cs[3] = {s->batch};
   int64_t ast[3] = {sa}, bst[3] = {sb}, cst[3] = {sc};
@@ -127,15 +145,25 @@ static void run(int which, const shape *s, CUdeviceptr a, CUdeviceptr b, CUdevic
       exit(1);
     }
   } else {
-    const double one64 = 1, beta64 = s->beta;
-    const float one32 = 1, beta32 = (float)s->beta;
-    const void *alpha = s->t == F64 ? (const void *)&one64 : (const void *)&one32;
-    const void *beta = s->t == F64 ? (const void *)&beta64 : (const void *)&beta32;
+    /* (1, 0) and (beta, 0): the real types read the first part only */
+    const double one64[2] = {1, 0}, beta64[2] = {s->beta, 0};
+    const float one32[2] = {1, 0}, beta32[2] = {(float)s->beta, 0};
+    const int dbl = part_of(s->t) == F64;
+    const void *alpha = dbl ? (const void *)one64 : (const void *)one32;
+    const void *beta = dbl ? (const void *)beta64 : (const void *)beta32;
     const int type = kinds[s->t].cublas_type;
-    if (batched(handle, s->ta == 'N' ? 0 : 1, s->tb == 'N' ? 0 : 1, s->m, s->n, s->k, alpha,
-                (const void *)(uintptr_t)a, type, lda, sa, (const void *)(uintptr_t)b, type, ldb,
-                sb, beta, (void *)(uintptr_t)c, type, ldc, sc, s->batch, kinds[s->t].compute,
-                GEMM_DEFAULT)) {
+    if (is_complex(s->t)) { /* one matrix: the complex cases have no batch */
+      if ((s->t == C64 ? cgemm : zgemm)(handle, s->ta == 'N' ? 0 : 1, s->tb == 'N' ? 0 : 1, s->m,
+                                         s->n, s->k, alpha, (const void *)(uintptr_t)a, lda,
+                                         (const void *)(uintptr_t)b, ldb, beta,
+                                         (void *)(uintptr_t)c, ldc)) {
+        fprintf(stderr, "cublas%sgemm failed\n", s->t == C64 ? "C" : "Z");
+        exit(1);
+      }
+    } else if (batched(handle, s->ta == 'N' ? 0 : 1, s->tb == 'N' ? 0 : 1, s->m, s->n, s->k,
+                       alpha, (const void *)(uintptr_t)a, type, lda, sa,
+                       (const void *)(uintptr_t)b, type, ldb, sb, beta, (void *)(uintptr_t)c,
+                       type, ldc, sc, s->batch, kinds[s->t].compute, GEMM_DEFAULT)) {
       fprintf(stderr, "cublasGemmStridedBatchedEx failed\n");
       exit(1);
     }
@@ -148,9 +176,10 @@ static void run_set(int set, void *ctx)
   run(j->which, j->s, j->a[set], j->b[set], j->c);
 }
 
+/* Part e of x (an element, or for the complex types a real or imaginary part). */
 static double value(const shape *s, const void *x, size_t e)
 {
-  switch (s->t) {
+  switch (part_of(s->t)) {
   case F64: return ((const double *)x)[e];
   case BF16: return dlg_bf16_to_float(((const uint16_t *)x)[e]);
   case F16: return dlg_f16_to_float(((const uint16_t *)x)[e]);
@@ -158,13 +187,15 @@ static double value(const shape *s, const void *x, size_t e)
   }
 }
 
+/* n elements of s's type (2n parts of a complex one). */
 static void fill(const shape *s, void *x, size_t n, uint64_t *state)
 {
+  n *= is_complex(s->t) ? 2 : 1;
   for (size_t e = 0; e < n; e++) {
     double v;
     *state ^= *state << 13, *state ^= *state >> 7, *state ^= *state << 17;
     v = (double)(*state >> 11) / 4503599627370496.0 - 1.0;
-    switch (s->t) {
+    switch (part_of(s->t)) {
     case F64: ((double *)x)[e] = v; break;
     case BF16: ((uint16_t *)x)[e] = dlg_float_to_bf16((float)v); break;
     case F16: ((uint16_t *)x)[e] = dlg_float_to_f16((float)v); break;
@@ -196,8 +227,10 @@ int main(int argc, char **argv)
   const char *cls = NULL;
   void *cublas = bench_open(&cu, &stream, &ev0, &ev1, &handle);
   batched = (cublas_batched_fn)dlsym(cublas, "cublasGemmStridedBatchedEx");
-  if (!batched) {
-    fprintf(stderr, "cuBLAS has no cublasGemmStridedBatchedEx\n");
+  cgemm = (cublas_complex_fn)dlsym(cublas, "cublasCgemm_v2");
+  zgemm = (cublas_complex_fn)dlsym(cublas, "cublasZgemm_v2");
+  if (!batched || !cgemm || !zgemm) {
+    fprintf(stderr, "cuBLAS lacks cublasGemmStridedBatchedEx, cublasCgemm_v2 or cublasZgemm_v2\n");
     return 1;
   }
   printf("%-14s %-5s %2s %6s %6s %6s %5s %5s %9s %9s %6s %9s\n", "class", "type", "op", "m", "n",
@@ -220,7 +253,8 @@ int main(int argc, char **argv)
       CUdeviceptr a[8], b[8], c;
       void *ha = malloc(es * na), *hb = malloc(es * nb), *hc = malloc(es * nc), *r0, *r1;
       uint64_t state = 0x9e3779b97f4a7c15ull + i;
-      const double flops = 2.0 * s->m * s->n * s->k * (double)batch;
+      const double flops = (is_complex(s->t) ? 8.0 : 2.0) * s->m * s->n * s->k * (double)batch;
+      const size_t parts = is_complex(s->t) ? 2 : 1; /* values compared per element of C */
       double maxc = 0, maxd = 0;
       float ms[2];
       job j = {0, s, a, b, 0};
@@ -241,7 +275,7 @@ int main(int argc, char **argv)
       bench_median_pair_ms(&cu, stream, ev0, ev1, reps, sets, run_set, &j, &j.which, ms);
       r0 = result(s, 0, a[0], b[0], c, hc, es * nc);
       r1 = result(s, 1, a[0], b[0], c, hc, es * nc);
-      for (size_t e = 0; e < nc; e += 1 + nc / 65536) {
+      for (size_t e = 0; e < parts * nc; e += 1 + parts * nc / 65536) {
         const double x = value(s, r0, e), y = value(s, r1, e);
         maxc = fmax(maxc, fabs(y));
         maxd = fmax(maxd, fabs(x - y));

@@ -7,8 +7,10 @@
 
 #include <cuda.h>
 #include <dlfcn.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include "dlgemm.h"
 
 typedef struct cudrv {
   CUresult (*Init)(unsigned);
@@ -78,6 +80,20 @@ static inline void cudrv_load(cudrv *cu, CUcontext *ctx)
   CU(cu->DeviceGet(&dev, 0));
   CU(cu->DevicePrimaryCtxRetain(ctx, dev));
   CU(cu->CtxSetCurrent(*ctx));
+}
+
+/* The tensor's data (bytes of host memory) copied to a new allocation on
+ * the current device, which the tensor then describes (kDLCUDA); returns
+ * it.  A copy from pageable memory may return before its DMA lands: a
+ * product on a non-blocking stream must wait (cuStreamSynchronize(NULL)). */
+static inline CUdeviceptr cudrv_tensor_to_device(const cudrv *cu, DLTensor *t, size_t bytes)
+{
+  CUdeviceptr d;
+  CU(cu->MemAlloc(&d, bytes));
+  CU(cu->MemcpyHtoD(d, t->data, bytes));
+  t->data = (void *)(uintptr_t)d;
+  t->device.device_type = kDLCUDA;
+  return d;
 }
 
 #endif

@@ -106,6 +106,11 @@ want sanitizer && for policy in tf32 3xtf32; do
 done
 want sanitizer && step sanitizer_memcheck_offload env DLGEMM_FORCE=gpu compute-sanitizer \
   --tool memcheck --error-exitcode 9 $build/conformance/test_offload shapes
+# complex64 / complex128: kDLCUDA tensors, and host arrays' level-3 trip
+want sanitizer && step sanitizer_memcheck_complex_cuda compute-sanitizer --tool memcheck \
+  --error-exitcode 9 $build/conformance/test_complex cuda 12
+want sanitizer && step sanitizer_memcheck_complex_host env DLGEMM_FORCE=gpu compute-sanitizer \
+  --tool memcheck --error-exitcode 9 $build/conformance/test_complex host 12
 # the refusals of lying device pointers launch nothing and leave no driver error behind
 want sanitizer && step sanitizer_memcheck_pointers compute-sanitizer --tool memcheck \
   --error-exitcode 9 $build/conformance/test_cuda_pointers

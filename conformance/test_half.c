@@ -134,13 +134,8 @@ int main(int argc, char **argv)
       str[i][0] = matrix, str[i][1] = colmaj ? 1 : (ld ? ld : 1), str[i][2] = colmaj ? (ld ? ld : 1) : 1;
       tt[i] = (DLTensor){op[i].host, {kDLCPU, 0}, 3, dl_type(op[i].type), shp[i], str[i], 0};
 #ifdef DLGEMM_HAVE_CUDA
-      if (on_gpu) {
-        const size_t bytes = (size_t)op[i].total * esize(op[i].type);
-        CU(cu.MemAlloc(&d[i], bytes));
-        CU(cu.MemcpyHtoD(d[i], op[i].host, bytes));
-        tt[i].data = (void *)(uintptr_t)d[i];
-        tt[i].device.device_type = kDLCUDA;
-      }
+      if (on_gpu)
+        d[i] = cudrv_tensor_to_device(&cu, &tt[i], (size_t)op[i].total * esize(op[i].type));
 #endif
     }
 #ifdef DLGEMM_HAVE_CUDA

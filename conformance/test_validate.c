@@ -70,6 +70,33 @@ static void dtype_mixed(fixture *f)
   f->A.dtype.bits = 64;
   f->B.dtype.bits = 64;
 }
+static void dtype_complex_into_real(fixture *f)
+{
+  f->A.dtype = f->B.dtype = (DLDataType){kDLComplex, 64, 1};
+}
+static void dtype_complex_widths(fixture *f)
+{
+  f->A.dtype = f->C.dtype = (DLDataType){kDLComplex, 64, 1};
+  f->B.dtype = (DLDataType){kDLComplex, 128, 1};
+}
+static void dtype_complex_with_real_b(fixture *f)
+{
+  f->A.dtype = f->C.dtype = (DLDataType){kDLComplex, 128, 1};
+}
+static void dtype_complex_lanes(fixture *f)
+{
+  f->A.dtype = f->B.dtype = f->C.dtype = (DLDataType){kDLComplex, 64, 2};
+}
+static void dtype_complex_odd_bits(fixture *f)
+{
+  f->A.dtype = f->B.dtype = f->C.dtype = (DLDataType){kDLComplex, 32, 1};
+}
+static void complex128_offset_8(fixture *f)
+{
+  f->A.dtype = f->B.dtype = f->C.dtype = (DLDataType){kDLComplex, 128, 1};
+  f->as[0] = f->as[1] = f->bs[0] = f->bs[1] = f->cs[0] = f->cs[1] = 2;
+  f->B.byte_offset = 8;
+}
 static void ndim_one(fixture *f) { f->A.ndim = 1; }
 static void ndim_four(fixture *f) { f->C.ndim = 4; }
 static void shape_null(fixture *f) { f->B.shape = NULL; }
@@ -192,6 +219,18 @@ static const reject_case rejects[] = {
      "A and B must agree"},
     {"vector lanes", dtype_lanes, DLGEMM_ERR_UNSUPPORTED_DTYPE, "C: dtype"},
     {"mixed dtypes", dtype_mixed, DLGEMM_ERR_UNSUPPORTED_DTYPE, "C float32 are not"},
+    {"complex64 A and B into float32 C", dtype_complex_into_real, DLGEMM_ERR_UNSUPPORTED_DTYPE,
+     "dtypes A complex64, B complex64, C float32 are not"},
+    {"complex64 with complex128", dtype_complex_widths, DLGEMM_ERR_UNSUPPORTED_DTYPE,
+     "dtypes A complex64, B complex128, C complex64"},
+    {"complex128 with float32 B", dtype_complex_with_real_b, DLGEMM_ERR_UNSUPPORTED_DTYPE,
+     "dtypes A complex128, B float32, C complex128"},
+    {"complex lanes", dtype_complex_lanes, DLGEMM_ERR_UNSUPPORTED_DTYPE,
+     "A: dtype (code 5, bits 64, lanes 2) is not supported"},
+    {"complex of 32 bits", dtype_complex_odd_bits, DLGEMM_ERR_UNSUPPORTED_DTYPE,
+     "complex64 and complex128 are"},
+    {"complex128 at byte_offset 8", complex128_offset_8, DLGEMM_ERR_MISALIGNED,
+     "B: byte_offset 8 is not a multiple of the element size 16"},
     {"1-D", ndim_one, DLGEMM_ERR_BAD_NDIM, "A: ndim is 1"},
     {"4-D", ndim_four, DLGEMM_ERR_BAD_NDIM, "C: ndim is 4"},
     {"NULL shape", shape_null, DLGEMM_ERR_NULL_ARGUMENT, "B: shape is NULL"},
@@ -286,6 +325,30 @@ START_TEST(layouts_are_read_from_strides)
   f.B.byte_offset = 8;
   ck_assert_int_eq(dlg_validate_tensors(&f.A, &f.B, &f.C, &g), DLGEMM_OK);
   ck_assert_ptr_eq(g.b.data, (char *)f.b + 8);
+}
+END_TEST
+
+/* complex64 and complex128, one dtype throughout: the call's dtype, and
+ * strides in complex elements (a byte_offset of whole elements). */
+START_TEST(complex_dtypes_are_read)
+{
+  static const struct { uint8_t bits; dlg_dtype dtype; } types[] = {{64, DLG_C64},
+                                                                    {128, DLG_C128}};
+  int i;
+  for (i = 0; i < 2; i++) {
+    fixture f;
+    dlg_gemm g;
+    setup(&f);
+    f.A.dtype = f.B.dtype = f.C.dtype = (DLDataType){kDLComplex, types[i].bits, 1};
+    f.bst[0] = 1, f.bst[1] = 3;
+    f.B.strides = f.bst;
+    f.A.byte_offset = types[i].bits / 8;
+    ck_assert_int_eq(dlg_validate_tensors(&f.A, &f.B, &f.C, &g), DLGEMM_OK);
+    ck_assert(g.dtype == types[i].dtype && g.dtype_in == types[i].dtype);
+    ck_assert(dlg_elem_size(g.dtype) == types[i].bits / 8u);
+    ck_assert(dlg_is_colmajor(&g.b) && dlg_ld(&g.b) == 3 && !dlg_is_colmajor(&g.c));
+    ck_assert_ptr_eq(g.a.data, (char *)f.a + types[i].bits / 8);
+  }
 }
 END_TEST
 
@@ -482,6 +545,7 @@ int main(void)
   tcase_add_loop_test(tc, rejected_call_says_why_and_writes_nothing, 0,
                       (int)(sizeof rejects / sizeof rejects[0]));
   tcase_add_test(tc, layouts_are_read_from_strides);
+  tcase_add_test(tc, complex_dtypes_are_read);
   tcase_add_test(tc, empty_products_are_no_ops);
   tcase_add_test(tc, degenerate_extents_get_blas_legal_strides);
   tcase_add_test(tc, broadcast_and_batch_strides);

@@ -47,7 +47,9 @@ case $mode in
   asan) export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1
         ctest --test-dir "$dir" -R "$tests" --output-on-failure
         # float16 / bfloat16 / TF32 on host tensors: fewer cases than ctest's (ASan is ~10x slower)
-        for policy in "" tf32; do "$dir/conformance/test_half" host 12 $policy | tail -1; done ;;
+        for policy in "" tf32; do "$dir/conformance/test_half" host 12 $policy | tail -1; done
+        # complex64 / complex128 host tensors against netlib's cgemm_ / zgemm_
+        DLGEMM_FORCE=cpu "$dir/conformance/test_complex" host 40 | tail -1 ;;
   tsan) export TSAN_OPTIONS="halt_on_error=1:die_after_fork=0:second_deadlock_stack=1"
         ctest --test-dir "$dir" -R "$tests" --output-on-failure ;;
   fuzz) export ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1

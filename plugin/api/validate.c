@@ -83,8 +83,8 @@ static int is_gpu(DLDeviceType t) { return t == kDLCUDA || t == kDLROCM; }
 static dlgemm_status read_dtype(const DLTensor *t, const char *name, dlg_dtype *out)
 {
   static const struct { uint8_t code, bits; dlg_dtype dtype; } taken[] = {
-      {kDLFloat, 32, DLG_F32}, {kDLFloat, 64, DLG_F64}, {kDLFloat, 16, DLG_F16},
-      {kDLBfloat, 16, DLG_BF16}};
+      {kDLFloat, 32, DLG_F32},   {kDLFloat, 64, DLG_F64},   {kDLFloat, 16, DLG_F16},
+      {kDLBfloat, 16, DLG_BF16}, {kDLComplex, 64, DLG_C64}, {kDLComplex, 128, DLG_C128}};
   size_t i;
   for (i = 0; i < sizeof taken / sizeof taken[0]; i++)
     if (t->dtype.code == taken[i].code && t->dtype.bits == taken[i].bits && t->dtype.lanes == 1) {
@@ -93,18 +93,21 @@ static dlgemm_status read_dtype(const DLTensor *t, const char *name, dlg_dtype *
     }
   return dlg_fail(DLGEMM_ERR_UNSUPPORTED_DTYPE,
                   "%s: dtype (code %u, bits %u, lanes %u) is not supported; float32, float64, "
-                  "float16 and bfloat16 are", name, (unsigned)t->dtype.code,
+                  "float16, bfloat16, complex64 and complex128 are", name, (unsigned)t->dtype.code,
                   (unsigned)t->dtype.bits, (unsigned)t->dtype.lanes);
 }
 
 static const char *dtype_name(dlg_dtype t)
 {
-  return t == DLG_F32 ? "float32" : t == DLG_F64 ? "float64" : t == DLG_F16 ? "float16"
-                                                                            : "bfloat16";
+  static const char *const names[] = {[DLG_F32] = "float32", [DLG_F64] = "float64",
+                                      [DLG_F16] = "float16", [DLG_BF16] = "bfloat16",
+                                      [DLG_C64] = "complex64", [DLG_C128] = "complex128"};
+  return names[t];
 }
 
-/* The combinations taken: one dtype throughout for float32 and float64;
- * float16 or bfloat16 A and B (the same) with C in either or in float32. */
+/* The combinations taken: one dtype throughout for float32, float64,
+ * complex64 and complex128; float16 or bfloat16 A and B (the same) with C
+ * in either or in float32. */
 static dlgemm_status check_dtypes(dlg_dtype ta, dlg_dtype tb, dlg_dtype tc)
 {
   if (ta == tb && (ta == tc || (dlg_is_half(ta) && (dlg_is_half(tc) || tc == DLG_F32))))

@@ -21,13 +21,16 @@ void dlg_log_call(const dlg_gemm *g, const char *layout, const char *backend, co
 {
   static const char *const policy[] = {"", " tf32", " 3xtf32"};
   char batch[32] = "";
+  /* complex calls say so (their flops are 8 per multiply-add) */
+  const char *type = g->dtype == DLG_C64 ? " complex64" : g->dtype == DLG_C128 ? " complex128" : "";
   if (!dlg_config_get()->verbose) return;
   if (g->batch != 1) snprintf(batch, sizeof batch, " batch=%lld", (long long)g->batch);
-  /* the policy is named where it can change the arithmetic: float32 */
-  fprintf(stderr, "dlgemm: %s %s m=%lld n=%lld k=%lld%s%s -> %s (%s) %.3f ms %.2f GFLOP/s\n",
-          g->origin, layout, (long long)g->m, (long long)g->n, (long long)g->k, batch,
-          g->dtype == DLG_F32 && g->dtype_in == DLG_F32 ? policy[g->precision] : "", backend, why,
-          seconds * 1e3, seconds > 0 ? dlg_flops(g) / seconds * 1e-9 : 0.0);
+  /* the policy is named where it can change the arithmetic: float32 products
+   * (float32 and complex64 calls) */
+  fprintf(stderr, "dlgemm: %s %s%s m=%lld n=%lld k=%lld%s%s -> %s (%s) %.3f ms %.2f GFLOP/s\n",
+          g->origin, layout, type, (long long)g->m, (long long)g->n, (long long)g->k, batch,
+          dlg_real_of(g->dtype) == DLG_F32 && g->dtype_in == g->dtype ? policy[g->precision] : "",
+          backend, why, seconds * 1e3, seconds > 0 ? dlg_flops(g) / seconds * 1e-9 : 0.0);
 }
 
 void dlg_log_factor(const dlg_factor *f, const char *backend, const char *why, double seconds)

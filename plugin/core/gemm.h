@@ -15,11 +15,12 @@
 #include <stdint.h>
 #include "dlgemm.h"
 
-/* Element types.  F32 and F64 calls have one dtype throughout; F16 and BF16
- * are input types (A and B) whose products accumulate in FP32 and whose C
- * is F16, BF16 or F32.  C64 and C128 are complex (two F32 or two F64, real
- * part first, as Fortran's COMPLEX and DLPack's kDLComplex): the level-3
- * routines' (core/level3.h), not dlg_gemm's. */
+/* Element types.  F32, F64, C64 and C128 calls have one dtype throughout;
+ * F16 and BF16 are input types (A and B) whose products accumulate in FP32
+ * and whose C is F16, BF16 or F32.  C64 and C128 are complex (two F32 or
+ * two F64, real part first, as Fortran's COMPLEX and DLPack's kDLComplex);
+ * a complex dlg_gemm's alpha and beta are still real (dlgemm_matmul's ABI
+ * has doubles), while the level-3 routines' (core/level3.h) are complex. */
 typedef enum dlg_dtype {
   DLG_F32 = 0,
   DLG_F64 = 1,
@@ -69,9 +70,11 @@ static inline dlg_dtype dlg_real_of(dlg_dtype t)
   return t == DLG_C64 ? DLG_F32 : t == DLG_C128 ? DLG_F64 : t;
 }
 static inline int dlg_is_half(dlg_dtype t) { return t == DLG_F16 || t == DLG_BF16; }
+/* Real flops, as LAPACK counts them: a complex multiply-add is 8. */
 static inline double dlg_flops(const dlg_gemm *g)
 {
-  return 2.0 * (double)g->m * (double)g->n * (double)g->k * (double)g->batch;
+  const double per = dlg_is_complex(g->dtype) ? 8.0 : 2.0;
+  return per * (double)g->m * (double)g->n * (double)g->k * (double)g->batch;
 }
 
 /* After validation every matrix is either column-major (rs == 1, leading

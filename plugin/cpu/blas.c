@@ -23,6 +23,15 @@ static dlg_cpu_blas blas;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static pthread_mutex_t reset_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* CGEMM and ZGEMM are looked up on the first complex call, not in load():
+ * a DLGEMM_CPU_BLAS without them is then reported to programs that need
+ * them only. */
+static struct {
+  dlg_xgemm_fn fn;
+  int looked;
+} complex_gemm[2];
+static pthread_mutex_t complex_lock = PTHREAD_MUTEX_INITIALIZER;
+
 static int in_this_library(void *sym)
 {
   Dl_info self, other;
@@ -138,6 +147,22 @@ void *dlg_cpu_blas_routine(const char *routine, int ilp64, char *from, size_t fr
   return resolve(&in, routine, from, from_len);
 }
 
+dlg_xgemm_fn dlg_cpu_complex_gemm(dlg_dtype t)
+{
+  const int z = t == DLG_C128;
+  char from[256];
+  dlg_xgemm_fn fn;
+  pthread_mutex_lock(&complex_lock);
+  if (!complex_gemm[z].looked) {
+    complex_gemm[z].fn = (dlg_xgemm_fn)dlg_cpu_blas_routine(z ? "zgemm" : "cgemm", 0, from,
+                                                             sizeof from);
+    complex_gemm[z].looked = 1;
+  }
+  fn = complex_gemm[z].fn;
+  pthread_mutex_unlock(&complex_lock);
+  return fn;
+}
+
 const dlg_cpu_blas *dlg_cpu_blas_get(void)
 {
   pthread_once(&once, load);
@@ -150,4 +175,7 @@ void dlg_cpu_blas_reset(void)
   pthread_mutex_lock(&reset_lock);
   load();
   pthread_mutex_unlock(&reset_lock);
+  pthread_mutex_lock(&complex_lock);
+  complex_gemm[0].looked = complex_gemm[1].looked = 0;
+  pthread_mutex_unlock(&complex_lock);
 }

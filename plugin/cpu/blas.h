@@ -32,6 +32,13 @@ typedef void (*dlg_dgemm64_fn)(const char *transa, const char *transb, const int
                                const int64_t *ldb, const double *beta, double *c,
                                const int64_t *ldc, size_t transa_len, size_t transb_len);
 
+/* CGEMM and ZGEMM: every argument a pointer (the scalars are complex
+ * pairs of float or double), so one signature serves both. */
+typedef void (*dlg_xgemm_fn)(const char *transa, const char *transb, const int *m, const int *n,
+                             const int *k, const void *alpha, const void *a, const int *lda,
+                             const void *b, const int *ldb, const void *beta, void *c,
+                             const int *ldc, size_t transa_len, size_t transb_len);
+
 typedef struct dlg_cpu_blas {
   dlg_sgemm_fn sgemm;
   dlg_dgemm_fn dgemm;
@@ -61,6 +68,10 @@ void *dlg_cpu_next(const char *name, const char *library, const char *name_there
  * chain as sgemm (LP64) or sgemm_64_ (ILP64), minus the built-in loops;
  * NULL if nothing in reach has it.  Not cached: callers keep the answer. */
 void *dlg_cpu_blas_routine(const char *routine, int ilp64, char *from, size_t from_len);
+/* The next BLAS's LP64 CGEMM (C64) or ZGEMM (C128), through sgemm's chain;
+ * NULL when nothing in reach has one (there are no built-in loops for
+ * them).  Looked up on the first complex call and kept. */
+dlg_xgemm_fn dlg_cpu_complex_gemm(dlg_dtype t);
 /* Forget the resolution (tests change DLGEMM_CPU_BLAS between cases). */
 void dlg_cpu_blas_reset(void);
 

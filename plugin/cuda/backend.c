@@ -1,7 +1,10 @@
 /*
  * backend.c - the CUDA backend's entry: what it takes, and where each call
  * goes: device tensors to the kernels on the caller's stream, host arrays
- * to the host-array engine, and the engine's cost model for the router.
+ * to the host-array engine, and the cost models for the router.  Complex
+ * tensors go to the level-3 code's complex GEMM (level3/complex_gemm.c)
+ * from here, not from device/gemm.c: that code is built on the kernels'
+ * launchers, so device/ cannot look up to it.
  */
 #include "core/errors.h"
 #include "cuda/device/device.h"
@@ -11,23 +14,18 @@
 #include "cuda/device/pointers.h"
 #include "cuda/hostarray/engine.h"
 #include "cuda/lapack/offload.h"
+#include "cuda/level3/complex_gemm.h"
 #include "cuda/level3/offload.h"
 #include "cuda/model.h"
 
-/* FP32 (SIMT, or the tensor cores under the TF32 policies) and FP64 (DMMA),
- * on device memory or through the host-array engine; float16 / bfloat16
- * (tensor cores) on device memory. */
+/* FP32 (SIMT, or the tensor cores under the TF32 policies), FP64 (DMMA)
+ * and complex64 / complex128 (one of those on the 4M embedding), on device
+ * memory or host arrays; float16 / bfloat16 (tensor cores) on device
+ * memory. */
 static int cuda_supports(const dlg_gemm *g)
 {
   if (dlg_is_half(g->dtype_in)) return g->place == DLG_CUDA;
-  return (g->dtype == DLG_F32 || g->dtype == DLG_F64) && g->dtype_in == g->dtype &&
-         (g->place == DLG_HOST || g->place == DLG_CUDA);
-}
-
-static int cuda_prefer(const dlg_gemm *g, char *why, size_t len)
-{
-  dlg_cuda_device *dev = dlg_cuda_device_get(0);
-  return dev && dlg_cuda_offload_pays(dev, g, why, len);
+  return g->dtype_in == g->dtype && (g->place == DLG_HOST || g->place == DLG_CUDA);
 }
 
 /* A level-3 routine on host arrays: whether the whole trip (level3/) beats
@@ -52,6 +50,19 @@ static int cuda_level3_pays(const dlg_level3 *x, char *why, size_t len)
                                      why, len);
 }
 
+/* Host arrays: real ones by the engine's model; complex ones make one
+ * level-3 trip per batch entry, each the first entry's question. */
+static int cuda_prefer(const dlg_gemm *g, char *why, size_t len)
+{
+  dlg_cuda_device *dev;
+  if (dlg_is_complex(g->dtype)) {
+    const dlg_level3 x = dlg_level3_of_gemm(g, 0);
+    return cuda_level3_pays(&x, why, len);
+  }
+  dev = dlg_cuda_device_get(0);
+  return dev && dlg_cuda_offload_pays(dev, g, why, len);
+}
+
 static dlgemm_status cuda_run(const dlg_gemm *g)
 {
   const dlg_cuda_api *cu;
@@ -60,14 +71,16 @@ static dlgemm_status cuda_run(const dlg_gemm *g)
   CUresult r;
   dlgemm_status st;
   if (!dev || !(cu = dlg_cuda_api_get(why, sizeof why))) return DLGEMM_ERR_NO_BACKEND;
-  if (g->place == DLG_HOST) return dlg_cuda_offload(dev, g);
+  if (g->place == DLG_HOST)
+    return dlg_is_complex(g->dtype) ? dlg_cuda_complex_host(g) : dlg_cuda_offload(dev, g);
   /* Device tensors: on the caller's stream, in the device's primary context,
    * leaving the caller's current context as it was. */
   if ((r = cu->CtxPushCurrent(dev->ctx)))
     return dlg_fail(DLGEMM_ERR_BACKEND_FAILED, "CUDA device %d: %s", dev->ordinal,
                     dlg_cuda_error(r));
   if (!(st = dlg_cuda_check_pointers(cu, g, dev->ordinal)))
-    st = dlg_cuda_gemm(dev, g, (CUstream)g->stream);
+    st = dlg_is_complex(g->dtype) ? dlg_cuda_complex_device(dev, cu, g, (CUstream)g->stream)
+                                  : dlg_cuda_gemm(dev, g, (CUstream)g->stream);
   cu->CtxPopCurrent(NULL);
   return st;
 }

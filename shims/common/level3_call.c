@@ -56,6 +56,9 @@ static void to_level3(const blas_call *x, dlg_level3 *l)
   l->b = x->b, l->ldb = x->ldb;
   l->c = tri ? (void *)x->b : x->c, l->ldc = tri ? x->ldb : x->ldc;
   l->origin = x->origin;
+  /* the shim's SGEMM policy covers every float32 product it makes */
+  l->precision = dlg_real_of(x->dtype) == DLG_F32 ? dlg_config_get()->fp32_mode
+                                                  : DLGEMM_PRECISION_STRICT;
   if (l->m && l->n) {
     scalar(x, x->alpha, x->routine == BLAS_HERK, l->alpha);
     if (!tri) scalar(x, x->beta, x->routine == BLAS_HERK || x->routine == BLAS_HER2K, l->beta);

@@ -170,8 +170,7 @@ static dlgemm_status run(dlg_level3 *x, dlg_cuda_device *dev, const dlg_cuda_api
     total += bytes_of(&m[i], es);
   }
   r.dev = dev, r.cu = cu, r.stream = s, r.dtype = x->dtype;
-  r.precision = dlg_real_of(x->dtype) == DLG_F32 ? dlg_config_get()->fp32_mode
-                                                 : DLGEMM_PRECISION_STRICT;
+  r.precision = x->precision;
   /* the extent cut, and the blocks: at least DLGEMM_LEVEL3_BLOCK wide, at
    * most MAX_BLOCKS of them */
   extent = split < 0 ? 1 : split ? m[2].cols : m[2].rows;

@@ -1,0 +1,73 @@
+/*
+ * complex_gemm.c - complex64 / complex128 tensors on the GPU, through the
+ * complex GEMM the level-3 routines already have rather than a kernel
+ * family of their own.
+ *
+ * Each batch entry is the column-major GEMM a BLAS would be given
+ * (dlg_level3_of_gemm: a row-major C is the transposed problem, layouts
+ * are 'N' / 'T').  On device memory that is blas3.c's product on views of
+ * the caller's matrices, on the caller's stream: one real GEMM on the 4M
+ * embedding, A packed into a pool workspace, B and C read in place.  On
+ * host memory it is offload.c's trip, one per entry, each of which leaves
+ * the caller's arrays untouched when it fails; so a failure at the first
+ * entry goes back to the caller (who falls back), and one at a later entry
+ * leaves the rest to the next BLAS, as the real engine does with its tiles.
+ *
+ * The imaginary parts of alpha and beta are 0: dlgemm_matmul's are real.
+ */
+#include <stdint.h>
+#include "core/errors.h"
+#include "core/level3.h"
+#include "cpu/backend.h"
+#include "cuda/level3/blas3.h"
+#include "cuda/level3/complex_gemm.h"
+#include "cuda/level3/offload.h"
+
+/* The column-major rows x cols matrix op(X) is read from, X stored with
+ * leading dimension ld: X itself for 'N', X^T's storage for 'T'. */
+static dlg_dview stored(const void *p, char trans, int64_t rows, int64_t cols, int64_t ld)
+{
+  const dlg_dview v = {(CUdeviceptr)(uintptr_t)p, trans == 'N' ? rows : cols,
+                       trans == 'N' ? cols : rows, 1, ld};
+  return v;
+}
+
+dlgemm_status dlg_cuda_complex_device(dlg_cuda_device *dev, const dlg_cuda_api *cu,
+                                      const dlg_gemm *g, CUstream stream)
+{
+  dlg_factor_run r = {0};
+  int64_t p;
+  r.dev = dev, r.cu = cu, r.stream = stream, r.dtype = g->dtype, r.precision = g->precision;
+  for (p = 0; p < g->batch && !r.status; p++) {
+    const dlg_level3 x = dlg_level3_of_gemm(g, p);
+    const dlg_dview none = {0};
+    dlg_cuda_blas3(&r, &x, stored(x.a, x.transa, x.m, x.k, x.lda),
+                   stored(x.b, x.transb, x.k, x.n, x.ldb), stored(x.c, 'N', x.m, x.n, x.ldc),
+                   none);
+  }
+  return r.status;
+}
+
+dlgemm_status dlg_cuda_complex_host(const dlg_gemm *g)
+{
+  const size_t es = dlg_elem_size(g->dtype);
+  char why[256];
+  dlg_gemm rest;
+  dlgemm_status st = DLGEMM_OK;
+  int64_t p;
+  for (p = 0; p < g->batch && !st; p++) {
+    dlg_level3 x = dlg_level3_of_gemm(g, p);
+    st = dlg_cuda_level3(&x);
+  }
+  if (!st || p == 1) return st;
+  /* entry p - 1 failed with its C as it was; those before it are done */
+  dlg_copy_text(why, sizeof why, dlgemm_last_error());
+  rest = *g;
+  rest.batch = g->batch - (p - 1);
+  rest.a.data = dlg_batch_at(&g->a, p - 1, es), rest.b.data = dlg_batch_at(&g->b, p - 1, es);
+  rest.c.data = dlg_batch_at(&g->c, p - 1, es);
+  if ((st = dlg_backend_cpu.run(&rest))) return st;
+  dlg_note("fallback: %s; %lld of %lld batch entries finished on the next BLAS", why,
+           (long long)rest.batch, (long long)g->batch);
+  return DLGEMM_OK;
+}
