@@ -17,19 +17,23 @@ typedef struct dlg_dgemm_args {
   int vec_a, vec_b;     /* 16-byte copies are legal for this operand */
 } dlg_dgemm_args;
 
-/* A 128 x 128 tile of C per block of 256 threads, k in steps of 16, three
- * shared-memory stages (dgemm_dmma.cu says why). */
+/* A 128 x 64 tile of C per block of 128 threads, two blocks per SM, k in
+ * steps of 16, three shared-memory stages (dgemm_dmma.cu says why).  The
+ * grid is one-dimensional over C's tiles (the kernel orders them in bands,
+ * DLG_DGEMM_BAND tile columns wide), blockIdx.z the batch. */
 #define DLG_DGEMM_BM 128
-#define DLG_DGEMM_BN 128
+#define DLG_DGEMM_BN 64
 #define DLG_DGEMM_BK 16
 #define DLG_DGEMM_STAGES 3
-#define DLG_DGEMM_THREADS 256
-/* A stage holds a BM x BK and a BK x BN tile, each either as [k][row] with
- * rows padded to BM + 4 or as [row][k] with k padded to BK + 4; the larger. */
-#define DLG_DGEMM_TILE_DOUBLES \
-  ((DLG_DGEMM_BM * (DLG_DGEMM_BK + 4)) > (DLG_DGEMM_BK * (DLG_DGEMM_BM + 4)) \
-       ? (DLG_DGEMM_BM * (DLG_DGEMM_BK + 4))                                 \
-       : (DLG_DGEMM_BK * (DLG_DGEMM_BM + 4)))
-#define DLG_DGEMM_SMEM (DLG_DGEMM_STAGES * 2 * DLG_DGEMM_TILE_DOUBLES * 8)
+#define DLG_DGEMM_THREADS 128
+#define DLG_DGEMM_BLOCKS_PER_SM 2
+#define DLG_DGEMM_BAND 8
+/* A ROWS x BK tile is stored either as [k][row] with rows padded to
+ * ROWS + 4 or as [row][k] with k padded to BK + 4: room for the larger. */
+#define DLG_DGEMM_TILE(ROWS) \
+  ((ROWS) * (DLG_DGEMM_BK + 4) > DLG_DGEMM_BK * ((ROWS) + 4) ? (ROWS) * (DLG_DGEMM_BK + 4) \
+                                                              : DLG_DGEMM_BK * ((ROWS) + 4))
+#define DLG_DGEMM_STAGE_DOUBLES (DLG_DGEMM_TILE(DLG_DGEMM_BM) + DLG_DGEMM_TILE(DLG_DGEMM_BN))
+#define DLG_DGEMM_SMEM (DLG_DGEMM_STAGES * DLG_DGEMM_STAGE_DOUBLES * 8)
 
 #endif

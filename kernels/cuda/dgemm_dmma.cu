@@ -1,32 +1,45 @@
 /*
  * dgemm_dmma.cu - FP64 GEMM on the double-precision tensor cores (DMMA,
- * mma.sync m8n8k4 f64, sm_80 and later), for dgemm_ and float64 tensors.
+ * mma.sync f64, sm_80 and later), for dgemm_ and float64 tensors.
  *
  * Same contract as the SIMT SGEMM: the column-major product C = alpha *
  * op(A) op(B) + beta * C, the backend having turned every layout into it;
  * A_KC / B_KC say whether A's and B's contiguous dimension is k.
  *
- * Why it is laid out as it is:
+ * Why it is laid out as it is (bench/NOTES.md, "FP64 kernel", has the
+ * measurements behind each choice):
  *
  * - DMMA computes with IEEE double fused multiply-adds: each product is
  *   exact and each addition rounded once, so the result is as accurate as
  *   DFMA loops, at up to twice their rate.  (The shape and the fragments
  *   are set out at dmma() below.)
- * - 256 threads = 8 warps as 2 (m) x 4 (n), each warp a 64 x 32 block of C
- *   as 4 x 4 DMMA tiles of 16 x 8 (sm_90) or 8 x 4 of 8 x 8: per 16 of k a
- *   lane loads 48 doubles (LDS.64) for 16 (or 128 smaller) DMMA.  The 64
- *   accumulators take 128 registers, so one block per SM; three cp.async
- *   stages keep two tiles of global loads in flight behind the one being
- *   computed.
- * - Shared tiles are [k][row] with rows padded to 128 + 4 doubles when the
+ * - A 128 x 64 tile per block of 4 warps (2 along m x 2 along n, each a
+ *   64 x 32 block of C), two blocks per SM: the 64 accumulators per lane
+ *   take 128 registers, so an SM holds 8 warps either way, and two
+ *   independent blocks keep the DMMA pipe fed while the other one waits at
+ *   its barrier or in its prologue.  One block of 8 warps on a 128 x 128
+ *   tile reached 45 TFLOP/s, these two 52-55.
+ * - The k loop is software-pipelined in registers: a warp loads the next
+ *   k-step's fragments while the current one's DMMAs run, and the last
+ *   k-step of a tile loads the first fragments of the next tile, after the
+ *   barrier that hands its stage over.  The DMMAs already issued keep the
+ *   pipe busy while warps gather at the barrier (without this: 48).
+ * - Three cp.async stages keep two tiles of global loads in flight behind
+ *   the one being computed.  A block whose tiles lie wholly inside the
+ *   matrices (the common case) copies through per-thread running pointers
+ *   set up once: each copy is one add.  Edge tiles and the k tail take the
+ *   general path, which zero-fills past the edges through the copy's source
+ *   size, so any m, n, k is exact; it recomputes its indices on each use
+ *   rather than keeping them live across the loop (kept live, they spilled).
+ * - Shared tiles are [k][row] with rows padded to ROWS + 4 doubles when the
  *   operand's contiguous dimension is the row (m or n), [row][k] with k
  *   padded to 16 + 4 when it is k: the copies are then 16-byte cp.async
  *   along the contiguous dimension, and a fragment read - lanes 0..15 at
  *   k 0..3 x row 0..3 - lands on 16 distinct 8-byte bank pairs in both
- *   forms (132 and 20 doubles are 4 mod 16).
- * - Tiles at the matrix edge and the k tail zero-fill through the copy's
- *   source size (0 or 8 bytes of each 16), so any m, n, k is exact; the
- *   stores are guarded.  Operands not 16-byte aligned copy 8 bytes at a time.
+ *   forms (132, 68 and 20 doubles are 4 mod 16).
+ * - Blocks walk C's tiles in bands of DLG_DGEMM_BAND tile columns, down m
+ *   within a band, so that the tiles resident at once share their panels of
+ *   A and B in L2 (hit rate 49% -> 86% at 8192^3).
  * - alpha and beta are applied in the epilogue; beta == 0 never reads C.
  * - Split-K (dgemm.c) runs the same kernel over chunks of k as a batch into
  *   a workspace; dlg_dgemm_splitk_reduce adds the chunks into C.
@@ -37,7 +50,9 @@
 namespace dmma {
 
 enum { TBM = DLG_DGEMM_BM, TBN = DLG_DGEMM_BN, TBK = DLG_DGEMM_BK, NSTAGES = DLG_DGEMM_STAGES,
-       NTHREADS = DLG_DGEMM_THREADS, TILE_D = DLG_DGEMM_TILE_DOUBLES };
+       NTHREADS = DLG_DGEMM_THREADS, TILE_A = DLG_DGEMM_TILE(DLG_DGEMM_BM),
+       STAGE = DLG_DGEMM_STAGE_DOUBLES, WARPS_M = 2, WTM = TBM / WARPS_M,
+       WTN = TBN / (NTHREADS / 32 / WARPS_M) };
 
 static __device__ __forceinline__ unsigned saddr(const void *p)
 {
@@ -55,28 +70,31 @@ static __device__ __forceinline__ void copy8(unsigned dst, const double *src, un
                : "memory");
 }
 static __device__ __forceinline__ void commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+/* Every copy group but the newest has landed (this thread's). */
 static __device__ __forceinline__ void wait_pending()
 {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(NSTAGES - 2) : "memory");
 }
 
-/* One operand's ROWS x TBK tile (ROWS = 128 rows of op(X), X = A or B^T) into
- * shared memory.  KC: rows are k-contiguous in memory, the tile is stored
- * [row][k]; otherwise it is stored [k][row].  Each 16-byte chunk is two
- * doubles along the contiguous dimension; chunks past the edge of the
- * matrix (rows) or of k copy zero bytes from the matrix origin. */
-template <bool KC>
+/* One operand's ROWS x TBK tile (ROWS rows of op(X), X = A or B^T) into
+ * shared memory, the general path.  KC: rows are k-contiguous in memory,
+ * the tile is stored [row][k]; otherwise it is stored [k][row].  Each
+ * 16-byte chunk is two doubles along the contiguous dimension; chunks past
+ * the edge of the matrix (rows) or of k copy zero bytes from the origin. */
+template <bool KC, int ROWS>
 static __device__ __forceinline__ void load_tile(double *s, const double *x, long long ld,
                                                  int row0, int rows, int k0, int k, bool vec)
 {
-  enum { CHUNKS = TBM * TBK / 2, PER_THREAD = CHUNKS / NTHREADS };
+  enum { CHUNKS = ROWS * TBK / 2, PER_THREAD = CHUNKS / NTHREADS };
+  int tid = (int)threadIdx.x;
+  asm volatile("" : "+r"(tid)); /* indices recomputed here, not held across the k loop */
 #pragma unroll
   for (int i = 0; i < PER_THREAD; i++) {
-    const int c = (int)threadIdx.x + i * NTHREADS;
+    const int c = tid + i * NTHREADS;
     int r, kk;
     unsigned dst;
     if (KC) r = c / (TBK / 2), kk = (c % (TBK / 2)) * 2, dst = saddr(s + r * (TBK + 4) + kk);
-    else kk = c / (TBM / 2), r = (c % (TBM / 2)) * 2, dst = saddr(s + kk * (TBM + 4) + r);
+    else kk = c / (ROWS / 2), r = (c % (ROWS / 2)) * 2, dst = saddr(s + kk * (ROWS + 4) + r);
     const int gr = row0 + r, gk = k0 + kk;
     /* elements valid along the contiguous dimension, and along the other */
     const int run = KC ? k - gk : rows - gr;
@@ -92,30 +110,68 @@ static __device__ __forceinline__ void load_tile(double *s, const double *x, lon
   }
 }
 
+/* The same copy for a tile wholly inside the matrix, k included, 16-byte
+ * copies legal: this thread's chunks are a fixed distance apart in memory
+ * and in the tile, so each is one add from the last. */
+template <bool KC, int ROWS>
+struct tile_walk {
+  enum { PER_THREAD = ROWS * TBK / 2 / NTHREADS };
+  const double *base; /* this thread's first chunk in tile 0 */
+  long long step;     /* between this thread's chunks */
+  long long kstep;    /* between consecutive tiles of k */
+  int soff, sstep;    /* the same in the stored tile (doubles) */
+  __device__ __forceinline__ void init(const double *x, long long ld, int row0)
+  {
+    const int tid = (int)threadIdx.x;
+    if (KC) {
+      const int r = tid / (TBK / 2), kk = (tid % (TBK / 2)) * 2;
+      base = x + (long long)(row0 + r) * ld + kk;
+      step = (long long)(NTHREADS / (TBK / 2)) * ld, kstep = TBK;
+      soff = r * (TBK + 4) + kk, sstep = (NTHREADS / (TBK / 2)) * (TBK + 4);
+    } else {
+      const int kk = tid / (ROWS / 2), r = (tid % (ROWS / 2)) * 2;
+      base = x + (row0 + r) + (long long)kk * ld;
+      step = (long long)(NTHREADS / (ROWS / 2)) * ld, kstep = (long long)TBK * ld;
+      soff = kk * (ROWS + 4) + r, sstep = (NTHREADS / (ROWS / 2)) * (ROWS + 4);
+    }
+  }
+  __device__ __forceinline__ void copy(double *s, int tile) const
+  {
+    const double *src = base + tile * kstep;
+    const unsigned dst = saddr(s + soff);
+#pragma unroll
+    for (int i = 0; i < PER_THREAD; i++) {
+      copy16(dst + i * sstep * 8, src, 16);
+      src += step;
+      asm volatile("" : "+l"(src)); /* one running pointer, not one register pair per chunk */
+    }
+  }
+};
+
 /* Element (row, kk) of a stored tile. */
-template <bool KC>
+template <bool KC, int ROWS>
 static __device__ __forceinline__ double frag(const double *s, int row, int kk)
 {
-  return KC ? s[row * (TBK + 4) + kk] : s[kk * (TBM + 4) + row];
+  return KC ? s[row * (TBK + 4) + kk] : s[kk * (ROWS + 4) + row];
 }
 
-/* The DMMA shape: sm_90 has a native 16 x 8 x 16 double MMA (DMMA.16x8x16);
- * the 8 x 8 x 4 one, the only shape of sm_80, issues there at half the
- * rate (measured: 24 TFLOP/s for this kernel on the H100 with it).
- * Fragments (PTX ISA, "Matrix Fragments for mma.m16n8k16", .f64), with
- * g = lane / 4 and t = lane % 4: A element q at row g + 8 (q % 2), k t +
- * 4 (q / 2); B element q at k t + 4 q, column g; C element e at row g +
- * 8 (e / 2), column 2 t + e % 2.  m8n8k4 is the same with one A, one B and
- * two C elements. */
+/* The DMMA shape: sm_90 has native 16 x 8 x 8 and 16 x 8 x 16 double MMAs
+ * (DMMA.16x8x8, .16x8x16); 8 x 8 x 4, the only shape of sm_80, issues
+ * there at half the rate (24 TFLOP/s for the first version of this kernel
+ * on the H100).  16 x 8 x 8 gives two k-steps per stage to pipeline (and is
+ * what cuBLAS's sm_90 DGEMM uses).  Fragments (PTX ISA, "Matrix Fragments
+ * for mma.m16n8k8", .f64), with g = lane / 4 and t = lane % 4: A element q
+ * at row g + 8 (q % 2), k t + 4 (q / 2); B element q at k t + 4 q, column
+ * g; C element e at row g + 8 (e / 2), column 2 t + e % 2.  m8n8k4 is the
+ * same with one A, one B and two C elements. */
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-enum { MM = 16, MK = 16 };
-static __device__ __forceinline__ void dmma(double (&d)[4], const double (&a)[8], const double (&b)[4])
+enum { MM = 16, MK = 8 };
+static __device__ __forceinline__ void dmma(double (&d)[4], const double (&a)[4], const double (&b)[2])
 {
-  asm volatile("mma.sync.aligned.m16n8k16.row.col.f64.f64.f64.f64 {%0,%1,%2,%3}, "
-               "{%4,%5,%6,%7,%8,%9,%10,%11}, {%12,%13,%14,%15}, {%0,%1,%2,%3};\n"
+  asm volatile("mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
+               "{%8,%9}, {%0,%1,%2,%3};\n"
                : "+d"(d[0]), "+d"(d[1]), "+d"(d[2]), "+d"(d[3])
-               : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(a[4]), "d"(a[5]), "d"(a[6]),
-                 "d"(a[7]), "d"(b[0]), "d"(b[1]), "d"(b[2]), "d"(b[3]));
+               : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(b[0]), "d"(b[1]));
 }
 #else
 enum { MM = 8, MK = 4 };
@@ -126,67 +182,93 @@ static __device__ __forceinline__ void dmma(double (&d)[2], const double (&a)[1]
                : "d"(a[0]), "d"(b[0]));
 }
 #endif
-enum { MI = 64 / MM, /* DMMA tiles of a warp along m; 4 along n */
-       AE = MM * MK / 32, BE = 8 * MK / 32, CE = MM * 8 / 32 /* per-lane elements */ };
+enum { MI = WTM / MM, NJ = WTN / 8, /* DMMA tiles of a warp along m and n */
+       AE = MM * MK / 32, BE = 8 * MK / 32, CE = MM * 8 / 32, /* per-lane elements */
+       KS = TBK / MK /* k-steps per stage: even, so a tile starts in fragment buffer 0 */ };
 
 template <bool A_KC, bool B_KC>
 static __device__ __forceinline__ void gemm(const dlg_dgemm_args &p)
 {
   extern __shared__ __align__(16) double smem[];
   const int lane = (int)threadIdx.x % 32, warp = (int)threadIdx.x / 32;
-  const int wm = (warp % 2) * 64, wn = (warp / 2) * 32;
-  const int m0 = (int)blockIdx.x * TBM, n0 = (int)blockIdx.y * TBN;
+  const int wm = (warp % WARPS_M) * WTM, wn = (warp / WARPS_M) * WTN;
+  const int gm = (p.m + TBM - 1) / TBM, gn = (p.n + TBN - 1) / TBN;
+  /* block L's tile: bands of DLG_DGEMM_BAND tile columns, each walked
+   * across the band first and then down m (the last band may be narrower) */
+  const int per_band = DLG_DGEMM_BAND * gm, band = (int)blockIdx.x / per_band,
+            in_band = (int)blockIdx.x % per_band,
+            width = min(DLG_DGEMM_BAND, gn - band * DLG_DGEMM_BAND);
+  const int m0 = (in_band / width) * TBM, n0 = (band * DLG_DGEMM_BAND + in_band % width) * TBN;
   const long long z = blockIdx.z;
   const double *a = p.a + z * p.sa, *b = p.b + z * p.sb;
   double *c = p.c + z * p.sc;
   const int tiles = (p.k + TBK - 1) / TBK;
   const int g = lane / 4, q4 = lane % 4;
-  double acc[MI][4][CE];
+  double acc[MI][NJ][CE];
+  double fa[2][MI][AE], fb[2][NJ][BE]; /* fragments: the k-step computed, the next one */
 
 #pragma unroll
   for (int i = 0; i < MI; i++)
 #pragma unroll
-    for (int j = 0; j < 4; j++)
+    for (int j = 0; j < NJ; j++)
 #pragma unroll
       for (int e = 0; e < CE; e++) acc[i][j][e] = 0.0;
 
   /* op(B)'s rows are B's columns: B^T is stored like A, k-contiguous when B is. */
+  tile_walk<A_KC, TBM> wa;
+  tile_walk<B_KC, TBN> wb;
+  wa.init(a, p.lda, m0);
+  wb.init(b, p.ldb, n0);
+  /* tiles 0 .. inside - 1 take the fast copy (block-uniform) */
+  const int inside = p.vec_a && p.vec_b && m0 + TBM <= p.m && n0 + TBN <= p.n ? p.k / TBK : 0;
+  auto load_stage = [&](int t) {
+    double *s = smem + (t % NSTAGES) * STAGE;
+    if (t < inside) {
+      wa.copy(s, t);
+      wb.copy(s + TILE_A, t);
+    } else {
+      load_tile<A_KC, TBM>(s, a, p.lda, m0, p.m, t * TBK, p.k, p.vec_a);
+      load_tile<B_KC, TBN>(s + TILE_A, b, p.ldb, n0, p.n, t * TBK, p.k, p.vec_b);
+    }
+  };
+  auto load_frags = [&](int buf, int t, int k0) {
+    const double *sa = smem + (t % NSTAGES) * STAGE, *sb = sa + TILE_A;
+#pragma unroll
+    for (int j = 0; j < NJ; j++)
+#pragma unroll
+      for (int e = 0; e < BE; e++) fb[buf][j][e] = frag<B_KC, TBN>(sb, wn + j * 8 + g, k0 + q4 + 4 * e);
+#pragma unroll
+    for (int i = 0; i < MI; i++)
+#pragma unroll
+      for (int e = 0; e < AE; e++)
+        fa[buf][i][e] = frag<A_KC, TBM>(sa, wm + i * MM + g + 8 * (e % 2), k0 + q4 + 4 * (e / 2));
+  };
+
 #pragma unroll
   for (int s = 0; s < NSTAGES - 1; s++) {
-    if (s < tiles) {
-      load_tile<A_KC>(smem + s * 2 * TILE_D, a, p.lda, m0, p.m, s * TBK, p.k, p.vec_a);
-      load_tile<B_KC>(smem + s * 2 * TILE_D + TILE_D, b, p.ldb, n0, p.n, s * TBK, p.k, p.vec_b);
-    }
+    if (s < tiles) load_stage(s);
     commit();
   }
+  wait_pending();
+  __syncthreads();
+  if (tiles > 0) load_frags(0, 0, 0);
   for (int t = 0; t < tiles; t++) {
-    wait_pending();
-    __syncthreads(); /* tile t is in; every warp is done with tile t - 1's stage */
-    {
-      const int next = t + NSTAGES - 1, s = next % NSTAGES;
-      if (next < tiles) {
-        load_tile<A_KC>(smem + s * 2 * TILE_D, a, p.lda, m0, p.m, next * TBK, p.k, p.vec_a);
-        load_tile<B_KC>(smem + s * 2 * TILE_D + TILE_D, b, p.ldb, n0, p.n, next * TBK, p.k, p.vec_b);
+    /* the stage of tile t - 1: every warp passed the barrier after reading it */
+    if (t + NSTAGES - 1 < tiles) load_stage(t + NSTAGES - 1);
+    commit();
+#pragma unroll
+    for (int ks = 0; ks < KS; ks++) {
+      if (ks + 1 < KS) {
+        load_frags((ks + 1) & 1, t, (ks + 1) * MK);
+      } else if (t + 1 < tiles) {
+        wait_pending();
+        __syncthreads(); /* tile t + 1 is in, from every thread's copies */
+        load_frags(0, t + 1, 0);
       }
-      commit();
-    }
-    const double *sa = smem + (t % NSTAGES) * 2 * TILE_D, *sb = sa + TILE_D;
 #pragma unroll
-    for (int k0 = 0; k0 < TBK; k0 += MK) {
-      double fb[4][BE];
+      for (int i = 0; i < MI; i++)
 #pragma unroll
-      for (int j = 0; j < 4; j++)
-#pragma unroll
-        for (int e = 0; e < BE; e++) fb[j][e] = frag<B_KC>(sb, wn + j * 8 + g, k0 + q4 + 4 * e);
-#pragma unroll
-      for (int i = 0; i < MI; i++) {
-        double fa[AE];
-#pragma unroll
-        for (int e = 0; e < AE; e++)
-          fa[e] = frag<A_KC>(sa, wm + i * MM + g + 8 * (e % 2), k0 + q4 + 4 * (e / 2));
-#pragma unroll
-        for (int j = 0; j < 4; j++) dmma(acc[i][j], fa, fb[j]);
-      }
+        for (int j = 0; j < NJ; j++) dmma(acc[i][j], fa[ks & 1][i], fb[ks & 1][j]);
     }
   }
 
@@ -197,7 +279,7 @@ static __device__ __forceinline__ void gemm(const dlg_dgemm_args &p)
       const int row = m0 + wm + i * MM + g + 8 * (e / 2);
       if (row >= p.m) continue;
 #pragma unroll
-      for (int j = 0; j < 4; j++) {
+      for (int j = 0; j < NJ; j++) {
         const int col = n0 + wn + j * 8 + q4 * 2 + e % 2;
         if (col >= p.n) continue;
         double *cp = c + row + (long long)col * p.ldc;
@@ -208,10 +290,11 @@ static __device__ __forceinline__ void gemm(const dlg_dgemm_args &p)
 
 } // namespace dmma
 
-#define DLG_DGEMM_KERNEL(NAME, AKC, BKC)                                                   \
-  extern "C" __global__ void __launch_bounds__(DLG_DGEMM_THREADS, 1) NAME(dlg_dgemm_args p) \
-  {                                                                                        \
-    dmma::gemm<AKC, BKC>(p);                                                               \
+#define DLG_DGEMM_KERNEL(NAME, AKC, BKC)                                               \
+  extern "C" __global__ void __launch_bounds__(DLG_DGEMM_THREADS, DLG_DGEMM_BLOCKS_PER_SM) \
+      NAME(dlg_dgemm_args p)                                                           \
+  {                                                                                    \
+    dmma::gemm<AKC, BKC>(p);                                                           \
   }
 DLG_DGEMM_KERNEL(dlg_dgemm_dmma_rr, false, false)
 DLG_DGEMM_KERNEL(dlg_dgemm_dmma_rk, false, true)

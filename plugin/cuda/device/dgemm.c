@@ -13,17 +13,24 @@
 #include "cuda/device/dgemm.h"
 #include "cuda/device/orient.h"
 
+/* C's tiles: the kernel's grid is one-dimensional over them. */
+static long long tiles_of(const dlg_dgemm_args *a)
+{
+  return (long long)((a->m + DLG_DGEMM_BM - 1) / DLG_DGEMM_BM) *
+         ((a->n + DLG_DGEMM_BN - 1) / DLG_DGEMM_BN);
+}
+
 /* Split-K: a grid of C's tiles that leaves most of the chip idle while
  * each block walks a long k (QR's panel products: 32 x 32 with k in the
  * thousands, one block for 16384 of k) is cut along k instead, into
- * chunks that fill about one wave, each at least 256 of k. */
+ * chunks that fill about one wave (DLG_DGEMM_BLOCKS_PER_SM blocks per SM),
+ * each at least 256 of k. */
 static int splits_for(const dlg_cuda_device *dev, const dlg_dgemm_args *a, long long batch)
 {
-  const long long tiles = (long long)((a->m + DLG_DGEMM_BM - 1) / DLG_DGEMM_BM) *
-                          ((a->n + DLG_DGEMM_BN - 1) / DLG_DGEMM_BN);
+  const long long tiles = tiles_of(a), wave = (long long)dev->sms * DLG_DGEMM_BLOCKS_PER_SM;
   long long s;
-  if (batch != 1 || a->k < 1024 || 2 * tiles > dev->sms) return 1;
-  s = dev->sms / tiles;
+  if (batch != 1 || a->k < 1024 || 2 * tiles > wave) return 1;
+  s = wave / tiles;
   if (s > a->k / 256) s = a->k / 256;
   return s < 2 ? 1 : (int)s;
 }
@@ -32,8 +39,7 @@ static CUresult launch(const dlg_cuda_api *cu, const dlg_cuda_device *dev, int k
                        dlg_dgemm_args p, long long batch, CUstream stream)
 {
   void *params[] = {&p};
-  return cu->LaunchKernel(dev->dgemm[kernel], (unsigned)((p.m + DLG_DGEMM_BM - 1) / DLG_DGEMM_BM),
-                          (unsigned)((p.n + DLG_DGEMM_BN - 1) / DLG_DGEMM_BN), (unsigned)batch,
+  return cu->LaunchKernel(dev->dgemm[kernel], (unsigned)tiles_of(&p), 1, (unsigned)batch,
                           DLG_DGEMM_THREADS, 1, 1, DLG_DGEMM_SMEM, stream, params, NULL);
 }
 
@@ -87,6 +93,9 @@ dlgemm_status dlg_cuda_dgemm(dlg_cuda_device *dev, const dlg_gemm *g, CUstream s
     return dlg_fail(DLGEMM_ERR_TOO_LARGE, "m, n and k must each fit in 32 bits");
   dlg_orient(g, &op1, &op2, &m, &n);
   a.m = (int)m, a.n = (int)n, a.k = (int)g->k;
+  if (tiles_of(&a) > INT32_MAX)
+    return dlg_fail(DLGEMM_ERR_TOO_LARGE, "%lld x %lld is more than 2^31 tiles of %d x %d",
+                    (long long)m, (long long)n, DLG_DGEMM_BM, DLG_DGEMM_BN);
   /* alpha = 0 or k = 0: C = beta * C without reading A or B (BLAS semantics). */
   if (g->alpha == 0) a.k = 0;
   a.alpha = g->alpha, a.beta = g->beta;
