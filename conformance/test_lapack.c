@@ -407,8 +407,10 @@ static void host_writes(int d)
   pthread_create(&t, NULL, writer, &work);
   pthread_join(t, NULL);
   check_getrf(&work, "after another thread's writes");
-  /* two n x n matrices interleaved column by column in one array */
-  buf = make(d, 2 * n, n, 0, 'g');
+  /* two n x n matrices interleaved column by column in one array; one
+   * column more, so that the second matrix's view (lda 2n, starting n
+   * rows in) ends inside the array: the checks copy and compare all of it */
+  buf = make(d, 2 * n, n + 1, 0, 'g');
   {
     mat first = {d, n, n, 2 * n, buf.x}, second = {d, n, n, 2 * n, (char *)buf.x + (d ? 8 : 4) * n};
     mat keep = alloc_like(&buf);

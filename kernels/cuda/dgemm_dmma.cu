@@ -272,20 +272,30 @@ static __device__ __forceinline__ void gemm(const dlg_dgemm_args &p)
     }
   }
 
+  /* One DMMA row of tiles at a time: its C elements are all read before
+   * any is written, so the loads overlap (read and written one by one, as
+   * the compiler must when a store may alias the next load, a beta != 0
+   * rank-64 update ran at a quarter of its beta == 0 speed). */
 #pragma unroll
-  for (int i = 0; i < MI; i++)
+  for (int i = 0; i < MI; i++) {
+    double old[NJ][CE];
 #pragma unroll
-    for (int e = 0; e < CE; e++) {
-      const int row = m0 + wm + i * MM + g + 8 * (e / 2);
-      if (row >= p.m) continue;
+    for (int e = 0; e < CE; e++)
 #pragma unroll
       for (int j = 0; j < NJ; j++) {
-        const int col = n0 + wn + j * 8 + q4 * 2 + e % 2;
-        if (col >= p.n) continue;
-        double *cp = c + row + (long long)col * p.ldc;
-        *cp = p.beta == 0.0 ? p.alpha * acc[i][j][e] : p.alpha * acc[i][j][e] + p.beta * *cp;
+        const int row = m0 + wm + i * MM + g + 8 * (e / 2), col = n0 + wn + j * 8 + q4 * 2 + e % 2;
+        old[j][e] = p.beta != 0.0 && row < p.m && col < p.n ? c[row + (long long)col * p.ldc] : 0.0;
       }
-    }
+#pragma unroll
+    for (int e = 0; e < CE; e++)
+#pragma unroll
+      for (int j = 0; j < NJ; j++) {
+        const int row = m0 + wm + i * MM + g + 8 * (e / 2), col = n0 + wn + j * 8 + q4 * 2 + e % 2;
+        if (row < p.m && col < p.n)
+          c[row + (long long)col * p.ldc] =
+              p.beta == 0.0 ? p.alpha * acc[i][j][e] : p.alpha * acc[i][j][e] + p.beta * old[j][e];
+      }
+  }
 }
 
 } // namespace dmma
