@@ -21,9 +21,10 @@ void dlg_log_call(const dlg_gemm *g, const char *layout, const char *backend, co
 {
   static const char *const policy[] = {"", " tf32", " 3xtf32"};
   char batch[32] = "";
-  /* complex calls say so (their flops are 8 per multiply-add) */
-  const char *type = g->dtype == DLG_C64 ? " complex64" : g->dtype == DLG_C128 ? " complex128" : "";
+  const char *type;
   if (!dlg_config_get()->verbose) return;
+  /* complex calls say so (their flops are 8 per multiply-add) */
+  type = g->dtype == DLG_C64 ? " complex64" : g->dtype == DLG_C128 ? " complex128" : "";
   if (g->batch != 1) snprintf(batch, sizeof batch, " batch=%lld", (long long)g->batch);
   /* the policy is named where it can change the arithmetic: float32 products
    * (float32 and complex64 calls) */
