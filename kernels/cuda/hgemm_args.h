@@ -38,8 +38,9 @@ typedef struct dlg_hgemm_args {
   int batch;            /* the wgmma kernels' persistent walk covers the batch */
   int c_trans;          /* wgmma: the kernel computes C^T, element (i, j) at c[i * ldc + j] */
   int c_pair;           /* wgmma: c and ldc allow stores of two adjacent elements */
-  int c_tma;            /* wgmma: C (16-bit, beta 0) leaves through the staging area and
-                           TMA stores, by the kernel's tensor map of C */
+  int c_tma;            /* wgmma: C leaves through the staging area and TMA stores, by
+                           the kernel's tensor map of C (and, beta != 0, comes in by
+                           TMA loads the same way) */
   int walk_rows;        /* wgmma: tile-rows per group of the persistent walk */
 } dlg_hgemm_args;
 
@@ -58,7 +59,8 @@ typedef struct dlg_hgemm_args {
  * block per SM.  (Six stages for BN 128 were measured slower: bench/NOTES.md.)
  * Shared memory: the stages, 1 KB to align them to the swizzle's period,
  * C's staging area (two 8 KB buffers per consumer: 64 x 64 16-bit or
- * 32 x 64 FP32 values), the mbarriers. */
+ * 32 x 64 FP32 values), the mbarriers (full and empty per stage, and per
+ * staging buffer when C is read through it). */
 /* The wgmma tiles' widths (BN), by index: kernels dlg_hgemm_wgmma_* (256),
  * dlg_hgemm_wgmma128_* and dlg_hgemm_wgmma192_*. */
 #define DLG_WGMMA_WIDTHS 3
@@ -70,7 +72,7 @@ typedef struct dlg_hgemm_args {
 #define DLG_WGMMA_C_STAGE (2 * 2 * 64 * 64 * 2)
 #define DLG_WGMMA_SMEM(BN)                                                                   \
   (DLG_WGMMA_STAGES * (DLG_WGMMA_BM + (BN)) * DLG_WGMMA_BK * 2 + 1024 + DLG_WGMMA_C_STAGE + \
-   DLG_WGMMA_STAGES * 16)
+   (2 * DLG_WGMMA_STAGES + 8) * 8)
 
 /* The TF32 packing pass (tf32_pack.cu): rows x k FP32 operand, element
  * (i, l) of batch z at src[z * bs + i * rs + l * ks], written k-contiguous

@@ -1,7 +1,8 @@
 /*
  * hgemm_convert.cuh - C's element types for the tensor-core kernels'
  * epilogues (hgemm_mma.cu, hgemm_wgmma.cu): to and from float, rounding
- * once to nearest even, singly or as a pair of adjacent elements.
+ * once to nearest even, singly or as a pair of adjacent elements (read or
+ * written as one access).
  */
 #ifndef DLG_HGEMM_CONVERT_CUH
 #define DLG_HGEMM_CONVERT_CUH
@@ -33,6 +34,21 @@ static __device__ __forceinline__ void store_pair(__nv_bfloat16 *p, float a, flo
 {
   *reinterpret_cast<__nv_bfloat162 *>(p) = __floats2bfloat162_rn(a, b);
 }
+static __device__ __forceinline__ void load_pair(const float *p, float &a, float &b)
+{
+  const float2 v = *reinterpret_cast<const float2 *>(p);
+  a = v.x, b = v.y;
+}
+static __device__ __forceinline__ void load_pair(const __half *p, float &a, float &b)
+{
+  const float2 v = __half22float2(*reinterpret_cast<const __half2 *>(p));
+  a = v.x, b = v.y;
+}
+static __device__ __forceinline__ void load_pair(const __nv_bfloat16 *p, float &a, float &b)
+{
+  const float2 v = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162 *>(p));
+  a = v.x, b = v.y;
+}
 
 /* Two floats as one 32-bit pair of T (the first in the low half), as
  * stmatrix takes them. */
@@ -46,6 +62,18 @@ template <> __device__ __forceinline__ unsigned pack<__nv_bfloat16>(float a, flo
 {
   const __nv_bfloat162 h = __floats2bfloat162_rn(a, b);
   return *reinterpret_cast<const unsigned *>(&h);
+}
+
+/* The inverse of pack: a 32-bit pair of T (as ldmatrix gives them) as two
+ * floats. */
+template <typename T> static __device__ __forceinline__ float2 unpack(unsigned v);
+template <> __device__ __forceinline__ float2 unpack<__half>(unsigned v)
+{
+  return __half22float2(*reinterpret_cast<const __half2 *>(&v));
+}
+template <> __device__ __forceinline__ float2 unpack<__nv_bfloat16>(unsigned v)
+{
+  return __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162 *>(&v));
 }
 
 } /* namespace hconv */

@@ -128,27 +128,48 @@ using hconv::store_pair;
 using hconv::widen;
 
 /* Accumulator (i, j, e) of a lane is row wm + 16i + lane/4 (+8 for e >= 2),
- * column wn + 8j + 2(lane%4) + e%2 of the tile at (m0, n0). */
+ * column wn + 8j + 2(lane%4) + e%2 of the tile at (m0, n0).  With beta != 0
+ * the 32 elements of one i are all read before any is written: a store may
+ * alias the next load, so interleaved they would go one memory latency
+ * apart (hgemm_wgmma.cu's store_tile measured what that costs). */
+template <typename T, bool BETA>
+static __device__ __forceinline__ void store_rows(const dlg_hgemm_args &p, T *C, int row0, int col0,
+                                                  const float (&acc)[4][8][4])
+{
+  const int lane = threadIdx.x % 32;
+  /* element (i, j, e) of the lane: its place in C, or NULL outside C */
+  auto at = [&](int i, int j, int e) -> T * {
+    const int row = row0 + 16 * i + lane / 4 + (e >= 2 ? 8 : 0);
+    const int col = col0 + 8 * j + 2 * (lane % 4) + e % 2;
+    return row < p.m && col < p.n ? C + (long long)col * p.ldc + row : NULL;
+  };
+#pragma unroll
+  for (int i = 0; i < 4; i++) {
+    float old[8][4];
+#pragma unroll
+    for (int j = 0; j < 8; j++)
+#pragma unroll
+      for (int e = 0; e < 4; e++) {
+        const T *cp = at(i, j, e);
+        old[j][e] = BETA && cp ? widen(*cp) : 0.f;
+      }
+#pragma unroll
+    for (int j = 0; j < 8; j++)
+#pragma unroll
+      for (int e = 0; e < 4; e++) {
+        const float r = p.alpha * acc[i][j][e];
+        if (T *cp = at(i, j, e)) *cp = narrow<T>(BETA ? fmaf(p.beta, old[j][e], r) : r);
+      }
+  }
+}
+
 template <typename T>
 static __device__ __forceinline__ void epilogue(const dlg_hgemm_args &p, int z, int row0, int col0,
                                                 const float (&acc)[4][8][4])
 {
   T *C = (T *)p.c + (long long)z * p.sc;
-  const int lane = threadIdx.x % 32;
-#pragma unroll
-  for (int i = 0; i < 4; i++)
-#pragma unroll
-    for (int j = 0; j < 8; j++)
-#pragma unroll
-      for (int e = 0; e < 4; e++) {
-        const int row = row0 + 16 * i + lane / 4 + (e >= 2 ? 8 : 0);
-        const int col = col0 + 8 * j + 2 * (lane % 4) + e % 2;
-        if (row < p.m && col < p.n) {
-          T *cp = C + (long long)col * p.ldc + row;
-          const float r = p.alpha * acc[i][j][e];
-          *cp = narrow<T>(p.beta != 0.f ? fmaf(p.beta, widen(*cp), r) : r);
-        }
-      }
+  if (p.beta != 0.f) store_rows<T, true>(p, C, row0, col0, acc);
+  else store_rows<T, false>(p, C, row0, col0, acc);
 }
 
 template <int KIND, bool A_KC, bool B_KC>

@@ -52,9 +52,12 @@
  *   store, so a consumer spends 4 stmatrix a 64-column block instead of 32
  *   scattered 2-byte stores, and goes back to its main loop while the TMA
  *   writes (measured at 4096^3 bf16: 0.94 to 1.04 of cuBLAS).  FP32 C goes
- *   the same way, 32 columns a buffer (epilogue_tma_f32).  C that is read
- *   (beta != 0) or not 16-byte aligned is stored from the registers, pairs
- *   where C's layout allows.
+ *   the same way, 32 columns a buffer (epilogue_tma_f32).  With beta != 0
+ *   C comes in the same way: warp 1 of the producer's warpgroup (the C
+ *   loader, load_c) TMA-loads each box into the buffer it will leave from,
+ *   ahead of the epilogue, and each thread reads its elements back where it
+ *   writes them.  C that TMA cannot address (not 16-byte aligned) is read
+ *   and stored from the registers, pairs where C's layout allows.
  * - alpha and beta in FP32; beta == 0 never reads C; one rounding to C's
  *   type.
  * - TF32 is the k-contiguous variant with wgmma.m64n<BN>k8.tf32: its
@@ -174,6 +177,24 @@ static __device__ __forceinline__ void stmatrix4(unsigned addr, unsigned r0, uns
   else
     asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};\n" ::"r"(addr),
                  "r"(r0), "r"(r1), "r"(r2), "r"(r3)
+                 : "memory");
+}
+
+/* The inverse of stmatrix4: the four matrices that stmatrix4 with the same
+ * addresses would have written, read back into the same fragment layout. */
+template <bool TRANS>
+static __device__ __forceinline__ void ldmatrix4(unsigned addr, unsigned &r0, unsigned &r1,
+                                                 unsigned &r2, unsigned &r3)
+{
+  if (TRANS)
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                 : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3)
+                 : "r"(addr)
+                 : "memory");
+  else
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                 : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3)
+                 : "r"(addr)
                  : "memory");
 }
 
@@ -335,8 +356,10 @@ template <int RSTEP> static __device__ __forceinline__ void a_frag_offsets(unsig
   }
 }
 
+using hconv::load_pair;
 using hconv::narrow;
 using hconv::store_pair;
+using hconv::unpack;
 using hconv::widen;
 
 /* Accumulator 4j + e of a consumer thread: row 16 * warp + lane / 4 (+8 for
@@ -346,31 +369,57 @@ using hconv::widen;
  * go out as one store of two (PAIR: c_pair, aligned for it).  BETA: beta is
  * not 0, C is read.  Everything that does not change per element is decided
  * once, outside the unrolled loop (measured: per-element tests of beta and
- * of the layout made the epilogue cost a quarter of the time at 4096^3). */
+ * of the layout made the epilogue cost a quarter of the time at 4096^3).
+ *
+ * C is read a part of the tile at a time (PART column blocks of 8), every
+ * element of the part before any is written: a store may
+ * alias the next load, so loads interleaved with stores are issued one
+ * latency apart (as the FP64 kernel's epilogue measured, dgemm_dmma.cu),
+ * and with beta != 0 the tile's 64 to 128 reads then cost more than its
+ * products at 4096^3 (bf16 beta 1 ran at 0.53 of cuBLAS).  A part is a
+ * quarter of the tile's columns, an eighth of the 256-wide tile's: 16 to
+ * 24 registers (a quarter beside the 256-wide tile's 128 accumulators
+ * spilled). */
 template <typename T, int ND, int RSTEP, bool PAIR, bool BETA>
 static __device__ __forceinline__ void store_tile(const dlg_hgemm_args &p, T *C, int r0, int c0,
                                                   const float (&d)[ND])
 {
+  constexpr int NJ = ND / 4, PART = NJ > 24 ? NJ / 8 : NJ / 4;
   const long long rs = p.c_trans ? p.ldc : 1, cs = p.c_trans ? 1 : p.ldc;
 #pragma unroll
-  for (int j = 0; j < ND / 4; j++)
+  for (int j0 = 0; j0 < NJ; j0 += PART) {
+    float old[PART][4]; /* C's element (j0 + j, h, e) at old[j][2h + e] */
 #pragma unroll
-    for (int h = 0; h < 2; h++) {
-      const int row = r0 + RSTEP * h, col = c0 + 8 * j;
-      T *cp = C + row * rs + col * cs;
-      float v0 = p.alpha * d[4 * j + 2 * h], v1 = p.alpha * d[4 * j + 2 * h + 1];
-      if (PAIR) {
-        if (row < p.m && col + 1 < p.n) {
-          if (BETA) v0 = fmaf(p.beta, widen(cp[0]), v0), v1 = fmaf(p.beta, widen(cp[1]), v1);
-          store_pair(cp, v0, v1);
-        } else if (row < p.m && col < p.n) {
-          *cp = narrow<T>(BETA ? fmaf(p.beta, widen(*cp), v0) : v0);
+    for (int j = 0; j < PART; j++)
+#pragma unroll
+      for (int h = 0; h < 2; h++) {
+        const int row = r0 + RSTEP * h, col = c0 + 8 * (j0 + j);
+        const T *cp = C + row * rs + col * cs;
+        float &o0 = old[j][2 * h], &o1 = old[j][2 * h + 1];
+        o0 = o1 = 0.f;
+        if (!BETA || row >= p.m) continue;
+        if (PAIR && col + 1 < p.n) load_pair(cp, o0, o1);
+        else {
+          if (col < p.n) o0 = widen(cp[0]);
+          if (col + 1 < p.n) o1 = widen(cp[cs]);
         }
-      } else if (row < p.m) {
-        if (col < p.n) *cp = narrow<T>(BETA ? fmaf(p.beta, widen(*cp), v0) : v0);
-        if (col + 1 < p.n) cp[cs] = narrow<T>(BETA ? fmaf(p.beta, widen(cp[cs]), v1) : v1);
       }
-    }
+#pragma unroll
+    for (int j = 0; j < PART; j++)
+#pragma unroll
+      for (int h = 0; h < 2; h++) {
+        const int row = r0 + RSTEP * h, col = c0 + 8 * (j0 + j), e = 4 * (j0 + j) + 2 * h;
+        T *cp = C + row * rs + col * cs;
+        float v0 = p.alpha * d[e], v1 = p.alpha * d[e + 1];
+        if (BETA) v0 = fmaf(p.beta, old[j][2 * h], v0), v1 = fmaf(p.beta, old[j][2 * h + 1], v1);
+        if (row >= p.m) continue;
+        if (PAIR && col + 1 < p.n) store_pair(cp, v0, v1);
+        else {
+          if (col < p.n) *cp = narrow<T>(v0);
+          if (col + 1 < p.n) cp[cs] = narrow<T>(v1);
+        }
+      }
+  }
 }
 
 template <typename T, int RSTEP, int ND>
@@ -395,6 +444,25 @@ static __device__ __forceinline__ unsigned staging_next(unsigned buf0, int store
   consumer_sync(1 + half);
   return buf0 + (stored & 1) * 8192;
 }
+/* With beta != 0 the staging buffers are filled by the C loader (gemm's
+ * warp 1): this consumer's next one once the TMA load of its box of C has
+ * landed.  cbars: the consumer's two "loaded" mbarriers; its two "free"
+ * ones follow them (32 bytes on). */
+static __device__ __forceinline__ unsigned staging_loaded(unsigned buf0, unsigned cbars, int stored)
+{
+  bar_wait(cbars + 8 * (stored & 1), (stored >> 1) & 1);
+  return buf0 + (stored & 1) * 8192;
+}
+/* The TMA store just issued has read the buffer: the loader may refill it.
+ * (Waiting here, a store's 8 KB read of shared memory, rather than before
+ * the next box: the loader then has a whole box's work to land the next
+ * load in; two buffers leave no more slack than that.) */
+static __device__ __forceinline__ void staging_release(unsigned cbars, int stored)
+{
+  tma_store_wait_read<0>();
+  bar_arrive(cbars + 32 + 8 * (stored & 1));
+}
+
 /* The buffer written: made visible to the TMA (the stores went through the
  * generic proxy, the TMA reads through the async one); true for the one
  * thread that then issues the TMA store. */
@@ -405,7 +473,7 @@ static __device__ __forceinline__ bool staging_written(int half)
   return threadIdx.x % 128 == 0;
 }
 
-/* C (16-bit T, beta 0) through shared memory and TMA stores: the consumer's
+/* C (16-bit T) through shared memory and TMA stores: the consumer's
  * 64 x BN rows leave as 64 x 64 boxes through two 8 KB buffers (buf0, then
  * buf0 + 8192, alternating with *stored).  Each buffer is one TMA box with
  * 128-byte swizzling: 64 lines of 128 bytes (C's contiguous dimension
@@ -414,38 +482,59 @@ static __device__ __forceinline__ bool staging_written(int half)
  * contiguous dimension is the tile's rows, i.e. !c_trans), so the 8
  * addresses of one matrix fall on 8 different chunks: no bank conflicts.
  * The consumer then goes back to the main loop while the TMA writes C and
- * clips what lies outside it; only the buffer's next use waits. */
-template <typename T, int ND>
+ * clips what lies outside it; only the buffer's next use waits.
+ * BETA (beta != 0): the buffer already holds the box of C (staging_loaded),
+ * and each thread reads its fragments back from where it is about to write
+ * them (ldmatrix with stmatrix's addresses), so C is read and written by
+ * the TMA only, whole boxes at a time, its loads issued ahead by the C
+ * loader (measured: C read element by element from the registers left the
+ * bf16 4096^3 beta = 1 product at 0.53-0.67 of cuBLAS). */
+template <typename T, bool BETA, int ND>
 static __device__ __forceinline__ void epilogue_tma(const dlg_hgemm_args &p, const CUtensorMap *mc,
-                                                    unsigned buf0, int half, int &stored, int z,
-                                                    int row0, int col0, const float (&d)[ND])
+                                                    unsigned buf0, unsigned cbars, int half,
+                                                    int &stored, int z, int row0, int col0,
+                                                    const float (&d)[ND])
 {
   const int lane = threadIdx.x % 32, w = (threadIdx.x / 32) % 4, r = lane & 7;
   const int h = (lane >> 3) & 1, jl_lane = lane >> 4; /* this lane's matrix: row half, column block */
 #pragma unroll
   for (int q = 0; q < ND / 32; q++, stored++) {
-    const unsigned buf = staging_next(buf0, stored, half);
+    const unsigned buf = BETA ? staging_loaded(buf0, cbars, stored) : staging_next(buf0, stored, half);
 #pragma unroll
     for (int jp = 0; jp < 4; jp++) {
       const int j = 8 * q + 2 * jp, jl = 2 * jp + jl_lane;
-      const unsigned r0 = hconv::pack<T>(p.alpha * d[4 * j], p.alpha * d[4 * j + 1]);
-      const unsigned r1 = hconv::pack<T>(p.alpha * d[4 * j + 2], p.alpha * d[4 * j + 3]);
-      const unsigned r2 = hconv::pack<T>(p.alpha * d[4 * j + 4], p.alpha * d[4 * j + 5]);
-      const unsigned r3 = hconv::pack<T>(p.alpha * d[4 * j + 6], p.alpha * d[4 * j + 7]);
-      if (p.c_trans) /* line = tile row 16w + 8h + r, chunk = column block jl */
-        stmatrix4<false>(buf + (16 * w + 8 * h + r) * 128 + ((jl ^ r) << 4), r0, r1, r2, r3);
-      else /* line = tile column 8 jl + r, chunk = rows 16w + 8h.. */
-        stmatrix4<true>(buf + (8 * jl + r) * 128 + (((2 * w + h) ^ r) << 4), r0, r1, r2, r3);
+      /* c_trans: line = tile row 16w + 8h + r, chunk = column block jl;
+       * else line = tile column 8 jl + r, chunk = rows 16w + 8h.. */
+      const unsigned at = p.c_trans ? buf + (16 * w + 8 * h + r) * 128 + ((jl ^ r) << 4)
+                                    : buf + (8 * jl + r) * 128 + (((2 * w + h) ^ r) << 4);
+      float v[8];
+#pragma unroll
+      for (int e = 0; e < 8; e++) v[e] = p.alpha * d[4 * j + e];
+      if (BETA) {
+        unsigned c[4];
+        if (p.c_trans) ldmatrix4<false>(at, c[0], c[1], c[2], c[3]);
+        else ldmatrix4<true>(at, c[0], c[1], c[2], c[3]);
+#pragma unroll
+        for (int e = 0; e < 4; e++) {
+          const float2 old = unpack<T>(c[e]);
+          v[2 * e] = fmaf(p.beta, old.x, v[2 * e]), v[2 * e + 1] = fmaf(p.beta, old.y, v[2 * e + 1]);
+        }
+      }
+      const unsigned r0 = hconv::pack<T>(v[0], v[1]), r1 = hconv::pack<T>(v[2], v[3]);
+      const unsigned r2 = hconv::pack<T>(v[4], v[5]), r3 = hconv::pack<T>(v[6], v[7]);
+      if (p.c_trans) stmatrix4<false>(at, r0, r1, r2, r3);
+      else stmatrix4<true>(at, r0, r1, r2, r3);
     }
     if (staging_written(half)) {
       if (p.c_trans) tma_store(mc, buf, col0 + 64 * q, row0, z);
       else tma_store(mc, buf, row0, col0 + 64 * q, z);
       tma_commit();
+      if (BETA) staging_release(cbars, stored);
     }
   }
 }
 
-/* FP32 C (beta 0) the same way: the consumer's 64 x BN rows leave 32
+/* FP32 C the same way (BETA as there): the consumer's 64 x BN rows leave 32
  * columns at a time through the two 8 KB buffers, as 128-byte lines of 32
  * floats, 16-byte chunk c of line L at chunk c ^ (L % 8).  c_trans (C's
  * contiguous dimension is the tile's columns): one 32-column x 64-row box,
@@ -453,37 +542,44 @@ static __device__ __forceinline__ void epilogue_tma(const dlg_hgemm_args &p, con
  * two 32-row x 32-column boxes (rows 0-31 and 32-63), line = tile column,
  * one 4-byte store an element; with RSTEP 8 a warp's 32 stores then fall
  * on 8 chunks x 4 words (no conflicts), with RSTEP 4 on half of those. */
-template <int RSTEP, int ND>
+static __device__ __forceinline__ float lds_f32(unsigned addr)
+{
+  float v;
+  asm volatile("ld.shared.f32 %0, [%1];\n" : "=f"(v) : "r"(addr) : "memory");
+  return v;
+}
+static __device__ __forceinline__ void sts_f32(unsigned addr, float v)
+{
+  asm volatile("st.shared.f32 [%0], %1;\n" ::"r"(addr), "f"(v) : "memory");
+}
+
+template <int RSTEP, bool BETA, int ND>
 static __device__ __forceinline__ void epilogue_tma_f32(const dlg_hgemm_args &p, const CUtensorMap *mc,
-                                                        unsigned buf0, int half, int &stored, int z,
-                                                        int row0, int col0, const float (&d)[ND])
+                                                        unsigned buf0, unsigned cbars, int half,
+                                                        int &stored, int z, int row0, int col0,
+                                                        const float (&d)[ND])
 {
   const int t = threadIdx.x % 4, r0 = tile_row<RSTEP>();
 #pragma unroll
   for (int q = 0; q < ND / 16; q++, stored++) {
-    const unsigned buf = staging_next(buf0, stored, half);
+    const unsigned buf = BETA ? staging_loaded(buf0, cbars, stored) : staging_next(buf0, stored, half);
 #pragma unroll
     for (int jj = 0; jj < 4; jj++)
 #pragma unroll
       for (int h = 0; h < 2; h++) {
         const int j = 4 * q + jj, r = r0 + RSTEP * h;
-        const float v0 = p.alpha * d[4 * j + 2 * h], v1 = p.alpha * d[4 * j + 2 * h + 1];
-        if (p.c_trans) {
-          asm volatile("st.shared.v2.f32 [%0], {%1, %2};\n" ::"r"(
-                           buf + r * 128 + (((2 * jj + t / 2) ^ (r % 8)) << 4) + 8 * (t % 2)),
-                       "f"(v0), "f"(v1)
-                       : "memory");
-        } else {
-          const unsigned box = buf + (r / 32) * 4096, rc = (r % 32) / 4, rw = 4 * (r % 4);
-          const int l0 = 8 * jj + 2 * t; /* lines l0 and l0 + 1 */
-          asm volatile("st.shared.f32 [%0], %1;\n" ::"r"(box + l0 * 128 + ((rc ^ (l0 % 8)) << 4) + rw),
-                       "f"(v0)
-                       : "memory");
-          asm volatile("st.shared.f32 [%0], %1;\n" ::"r"(box + (l0 + 1) * 128 +
-                                                          ((rc ^ ((l0 + 1) % 8)) << 4) + rw),
-                       "f"(v1)
-                       : "memory");
-        }
+        float v0 = p.alpha * d[4 * j + 2 * h], v1 = p.alpha * d[4 * j + 2 * h + 1];
+        /* c_trans: the pair at one 8-byte address; else lines l0, l0 + 1 */
+        const int l0 = 8 * jj + 2 * t;
+        const unsigned box = buf + (r / 32) * 4096, rc = (r % 32) / 4, rw = 4 * (r % 4);
+        const unsigned a0 = p.c_trans ? buf + r * 128 + (((2 * jj + t / 2) ^ (r % 8)) << 4) + 8 * (t % 2)
+                                      : box + l0 * 128 + ((rc ^ (l0 % 8)) << 4) + rw;
+        const unsigned a1 = p.c_trans ? a0 + 4 : box + (l0 + 1) * 128 + ((rc ^ ((l0 + 1) % 8)) << 4) + rw;
+        if (BETA) v0 = fmaf(p.beta, lds_f32(a0), v0), v1 = fmaf(p.beta, lds_f32(a1), v1);
+        if (p.c_trans)
+          asm volatile("st.shared.v2.f32 [%0], {%1, %2};\n" ::"r"(a0), "f"(v0), "f"(v1) : "memory");
+        else
+          sts_f32(a0, v0), sts_f32(a1, v1);
       }
     if (staging_written(half)) { /* coordinates in 16-bit units along C's contiguous dimension */
       if (p.c_trans) tma_store(mc, buf, 2 * (col0 + 32 * q), row0, z);
@@ -492,9 +588,11 @@ static __device__ __forceinline__ void epilogue_tma_f32(const dlg_hgemm_args &p,
         tma_store(mc, buf + 4096, 2 * (row0 + 32), col0 + 32 * q, z);
       }
       tma_commit();
+      if (BETA) staging_release(cbars, stored);
     }
   }
 }
+
 
 /* Compile-time flags for the consumer's k-tile step: whether its first
  * wgmma starts the accumulator afresh. */
@@ -521,6 +619,39 @@ static __device__ __forceinline__ void tile_of(int t, int rows, int tiles_m, int
   tn = in / size;
 }
 
+/* The C loader (beta != 0, C addressed by TMA): one thread walking the
+ * block's tiles as the consumers do, loading each consumer's boxes of C
+ * into its staging buffers, in the order the epilogues take them, each once
+ * the store of its previous box has read it (staging_release).  A thread of
+ * its own rather than the producer's: the producer must not wait for an
+ * epilogue while the next tile's operands could be loading. */
+template <int BN>
+static __device__ __forceinline__ void load_c(const dlg_hgemm_args &p, const CUtensorMap *mc,
+                                              unsigned c_stage, unsigned bars, int tiles_m,
+                                              int tiles_n, int tiles)
+{
+  const int f32 = p.c_type == DLG_HOUT_F32, boxes = f32 ? BN / 32 : BN / 64;
+  int n = 0; /* boxes loaded per consumer */
+  for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
+    int tm, tn, z;
+    tile_of(t, p.walk_rows, tiles_m, tiles_n, tm, tn, z);
+    for (int q = 0; q < boxes; q++, n++)
+      for (int half = 0; half < 2; half++) {
+        const unsigned full = bars + 8 * (2 * STAGES + 2 * half + (n & 1));
+        const unsigned buf = c_stage + half * 16384 + (n & 1) * 8192;
+        const int row0 = tm * BM + 64 * half, col0 = tn * BN;
+        bar_wait(full + 32, ((n >> 1) & 1) ^ 1);
+        bar_expect(full, 8192);
+        if (f32 && p.c_trans) tma_load(buf, mc, full, 2 * (col0 + 32 * q), row0, z);
+        else if (f32) {
+          tma_load(buf, mc, full, 2 * row0, col0 + 32 * q, z);
+          tma_load(buf + 4096, mc, full, 2 * (row0 + 32), col0 + 32 * q, z);
+        } else if (p.c_trans) tma_load(buf, mc, full, col0 + 64 * q, row0, z);
+        else tma_load(buf, mc, full, row0, col0 + 64 * q, z);
+      }
+  }
+}
+
 template <int KIND, bool A_KC, bool B_KC, int BN>
 static __device__ __forceinline__ void gemm(const dlg_hgemm_args &p, const CUtensorMap *ma,
                                             const CUtensorMap *mb, const CUtensorMap *mc)
@@ -540,7 +671,10 @@ static __device__ __forceinline__ void gemm(const dlg_hgemm_args &p, const CUten
   /* 128-byte swizzling repeats every 1024 bytes: stages start on that grain */
   const unsigned s0 = (saddr(smem_raw) + 1023) & ~1023u;
   const unsigned c_stage = s0 + STAGES * STAGE_BYTES; /* 16 KB per consumer, 1024-aligned */
-  const unsigned bars = c_stage + DLG_WGMMA_C_STAGE; /* full[s], then empty[s], 8 bytes each */
+  /* full[s], then empty[s], then the staging buffers' loaded[half][2] and
+   * free[half][2] (C read through them), 8 bytes each */
+  const unsigned bars = c_stage + DLG_WGMMA_C_STAGE;
+  const bool c_loaded = p.c_tma && p.beta != 0.f;
   const int wgroup = threadIdx.x / 128;
   /* The walk's sizes, computed by each role after its setmaxnreg (m taken
    * through an opaque move so that they cannot be computed before): a
@@ -557,12 +691,17 @@ static __device__ __forceinline__ void gemm(const dlg_hgemm_args &p, const CUten
       bar_init(bars + 8 * s, 1);                /* the producer's expect_tx */
       bar_init(bars + 8 * (STAGES + s), 8);     /* one per consumer warp */
     }
+    for (int b = 0; b < 8; b++) bar_init(bars + 8 * (2 * STAGES + b), 1);
     asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
   }
   __syncthreads();
 
   if (wgroup == 0) {
     asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
+    if (threadIdx.x == 32 && c_loaded) {
+      sizes();
+      load_c<BN>(p, mc, c_stage, bars, tiles_m, tiles_n, tiles);
+    }
     if (threadIdx.x != 0) return;
     sizes();
     int it = 0;
@@ -665,18 +804,22 @@ static __device__ __forceinline__ void gemm(const dlg_hgemm_args &p, const CUten
     }
     const int row0 = tm * BM + 64 * half, col0 = tn * BN;
     const float(&sum)[BN / 2] = PROMOTE ? acc : d;
-    const unsigned buf0 = c_stage + half * 16384;
+    const unsigned buf0 = c_stage + half * 16384, cbars = bars + 8 * (2 * STAGES + 2 * half);
     if (p.c_tma && p.c_type == DLG_HOUT_F32) {
-      epilogue_tma_f32<RSTEP>(p, mc, buf0, half, stored, z, row0, col0, sum);
+      if (c_loaded) epilogue_tma_f32<RSTEP, true>(p, mc, buf0, cbars, half, stored, z, row0, col0, sum);
+      else epilogue_tma_f32<RSTEP, false>(p, mc, buf0, cbars, half, stored, z, row0, col0, sum);
       continue;
     }
     if constexpr (KIND == DLG_TC_F16 || KIND == DLG_TC_BF16) {
       if (p.c_tma && p.c_type == DLG_HOUT_F16) {
-        epilogue_tma<__half>(p, mc, buf0, half, stored, z, row0, col0, sum);
+        if (c_loaded) epilogue_tma<__half, true>(p, mc, buf0, cbars, half, stored, z, row0, col0, sum);
+        else epilogue_tma<__half, false>(p, mc, buf0, cbars, half, stored, z, row0, col0, sum);
         continue;
       }
       if (p.c_tma) {
-        epilogue_tma<__nv_bfloat16>(p, mc, buf0, half, stored, z, row0, col0, sum);
+        if (c_loaded)
+          epilogue_tma<__nv_bfloat16, true>(p, mc, buf0, cbars, half, stored, z, row0, col0, sum);
+        else epilogue_tma<__nv_bfloat16, false>(p, mc, buf0, cbars, half, stored, z, row0, col0, sum);
         continue;
       }
     }

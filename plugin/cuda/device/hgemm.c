@@ -132,9 +132,10 @@ int dlg_cuda_wgmma_launch(dlg_cuda_device *dev, int kind, int64_t batch, const d
   t.walk_rows = dlg_config_get()->wgmma_walk_rows;
   t.c_trans = swap;
   t.c_pair = (uintptr_t)a->c % (2 * ces) == 0 && a->ldc % 2 == 0 && a->sc % 2 == 0;
-  /* C that is not read leaves through TMA stores (hgemm_wgmma.cu) */
+  /* C goes out through TMA stores, and comes in by TMA loads when beta != 0
+   * (hgemm_wgmma.cu), wherever TMA can address it */
   memset(&mc, 0, sizeof mc);
-  t.c_tma = a->beta == 0 && c_tensor_map(cu, &mc, &t) == CUDA_SUCCESS;
+  t.c_tma = c_tensor_map(cu, &mc, &t) == CUDA_SUCCESS;
   *r = cu->LaunchKernel(f, (unsigned)(tiles < dev->sms ? tiles : dev->sms), 1, 1, DLG_WGMMA_THREADS,
                         1, 1, (unsigned)DLG_WGMMA_SMEM(bn), stream, params, NULL);
   return *r ? -1 : 1;
