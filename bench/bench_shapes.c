@@ -2,7 +2,8 @@
  * bench_shapes - dlgemm against cuBLAS over the shapes frameworks and LAPACK
  * spend their time in (issue 22's classes and more): FP64 squares and
  * rank-k updates, skinny and vector-like FP32, odd sizes and layouts, TF32
- * and 16-bit rank-k updates, decode shapes, beta != 0, partial waves,
+ * and 16-bit rank-k updates, decode shapes, vector-like and 8- or 16-wide
+ * ("narrow") FP64 and 16-bit shapes, beta != 0, partial waves,
  * unaligned leading dimensions, batched attention, transformer layers,
  * complex64 and complex128 squares.
  *
@@ -72,6 +73,8 @@ static const shape cases[] = {
     {"fp64", F64, 'T', 'N', 3000, 3000, 3000, 1, 0},
     {"fp64 rank-k", F64, 'N', 'T', 8192, 8192, 64, 1, 1},
     {"fp64 rank-k", F64, 'N', 'N', 8192, 8192, 256, 1, -1},
+    {"fp64 vector", F64, 'N', 'N', 4096, 1, 4096, 1, 0},
+    {"fp64 narrow", F64, 'N', 'N', 8192, 8, 8192, 1, 0},
     {"fp32 skinny", F32, 'N', 'N', 64, 8192, 8192, 1, 0},
     {"fp32 skinny", F32, 'N', 'N', 8192, 64, 8192, 1, 0},
     {"fp32 vector", F32, 'N', 'N', 1, 4096, 4096, 1, 0},
@@ -84,6 +87,9 @@ static const shape cases[] = {
     {"tf32 square", TF32, 'N', 'N', 8192, 8192, 8192, 1, 0},
     {"bf16 decode", BF16, 'T', 'N', 4096, 16, 4096, 1, 0},
     {"bf16 decode", BF16, 'T', 'N', 4096, 128, 4096, 1, 0},
+    {"bf16 vector", BF16, 'T', 'N', 4096, 1, 4096, 1, 0},
+    {"bf16 narrow", BF16, 'T', 'N', 11008, 8, 4096, 1, 0},
+    {"f16 narrow", F16, 'N', 'N', 4096, 16, 4096, 1, 0},
     {"bf16 beta", BF16, 'N', 'N', 4096, 4096, 4096, 1, 1},
     {"bf16 waves", BF16, 'N', 'N', 3000, 3000, 3000, 1, 0},
     {"bf16 rank-k", BF16, 'N', 'T', 8192, 8192, 64, 1, 1},

@@ -104,6 +104,14 @@ want sanitizer && for policy in tf32 3xtf32; do
     $build/conformance/test_half cuda 16 $policy
   grep -E "ERROR SUMMARY|passed" "$out/sanitizer_memcheck_$policy.log"
 done
+# the narrow kernels: their shared X and the warps' sums, k split and whole
+want sanitizer && for tool in memcheck racecheck; do
+  for splits in 0 1; do
+    step "sanitizer_${tool}_narrow_$splits" env DLGEMM_NARROW_SPLITS=$splits compute-sanitizer \
+      --tool $tool --error-exitcode 9 $build/conformance/test_narrow 10
+    grep -E "ERROR SUMMARY|RACECHECK SUMMARY|passed" "$out/sanitizer_${tool}_narrow_$splits.log"
+  done
+done
 want sanitizer && step sanitizer_memcheck_offload env DLGEMM_FORCE=gpu compute-sanitizer \
   --tool memcheck --error-exitcode 9 $build/conformance/test_offload shapes
 # complex64 / complex128: kDLCUDA tensors, and host arrays' level-3 trip

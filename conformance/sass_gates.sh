@@ -57,6 +57,15 @@ for bn in 256 192 128; do
   gate "dlg_hgemm_wgmma* sm_90a, $bn wide, every type: HGMMA" 0 --gate-has HGMMA \
     --kernel dlg_hgemm_wgmma --arch sm_90a "$w"
 done
+# The narrow kernels stream W in 16-byte loads where it is aligned: every
+# dot kernel, and the axpy kernels of 4- and 8-byte types (16-bit ones load
+# 8 bytes a lane at 16 columns, to hold their accumulators).
+for arch in sm_80 sm_90; do
+  for k in dot_ axpy_f32_ axpy_f64_; do
+    gate "dlg_narrow_$k* $arch: LDG.E.128" 0 --gate-has LDG.E.128 --kernel "dlg_narrow_$k" \
+      --arch $arch "$dir/narrow.sass"
+  done
+done
 # The gates bite.
 gate "a kernel without the matrix instruction fails the has gate" 1 --gate-has HMMA \
   --kernel probe_dense "$probes"

@@ -2,7 +2,9 @@
  * test_differential - dlgemm against netlib on random problems.
  *
  * Three entry points (sgemm_/dgemm_, cblas_sgemm, dlgemm_matmul) on shapes
- * drawn from 0, 1, primes and sizes around tile edges, every transpose,
+ * drawn from 0, 1, primes and sizes around tile edges (for the BLAS calls,
+ * one in four GEMV- or decode-like: a side of C of 16 or less against 256
+ * or more, the GPU's narrow kernels), every transpose,
  * leading dimensions larger than the matrix, alpha and beta from {0, 1,
  * others}, C full of NaN when beta = 0.  Each result is checked against an
  * FP64 product with the rigorous bound (k+2)*eps*sum|terms|, which holds
@@ -72,6 +74,17 @@ static long count_overwrites(const void *c, const void *c0, size_t es, int rows,
   return bad;
 }
 
+/* A side of C of at most 16 against k and the other side of 256 or more
+ * (primes among them): what plugin/cuda/device/narrow.c takes. */
+static void narrow_shape(rng *r, int *m, int *n, int *k)
+{
+  static const int lo[] = {1, 2, 3, 5, 8, 13, 16}, hi[] = {256, 257, 263, 300, 521};
+  const int side = lo[rng_int(r, 7)], other = hi[rng_int(r, 5)];
+  *k = hi[rng_int(r, 5)];
+  if (rng_int(r, 2)) *m = side, *n = other;
+  else *m = other, *n = side;
+}
+
 /* One BLAS-style call through sgemm_ or dgemm_ (or cblas_sgemm, row-major
  * or column-major), against the reference library `ref`. */
 static void blas_case(rng *r, void *ref, int is64, int via_cblas)
@@ -80,6 +93,7 @@ static void blas_case(rng *r, void *ref, int is64, int via_cblas)
   char ta = tch[rng_int(r, 3)], tb = tch[rng_int(r, 3)];
   int m = pick_size(r, 257), n = pick_size(r, 257), k = pick_size(r, 257);
   int row = via_cblas && rng_int(r, 2);
+  if (rng_int(r, 4) == 0) narrow_shape(r, &m, &n, &k);
   /* Storage dimensions of A, B and C as seen by the caller. */
   int ar = (ta == 'N') ^ row ? m : k, ac = (ta == 'N') ^ row ? k : m;
   int br = (tb == 'N') ^ row ? k : n, bc = (tb == 'N') ^ row ? n : k;

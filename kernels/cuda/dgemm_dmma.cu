@@ -186,6 +186,27 @@ enum { MI = WTM / MM, NJ = WTN / 8, /* DMMA tiles of a warp along m and n */
        AE = MM * MK / 32, BE = 8 * MK / 32, CE = MM * 8 / 32, /* per-lane elements */
        KS = TBK / MK /* k-steps per stage: even, so a tile starts in fragment buffer 0 */ };
 
+/* The block's tile of C (beta != 0) asked into L2 before the main loop, so
+ * that the epilogue's reads find it there: in a rank-64 update the main
+ * loop is four stages and the epilogue's C traffic is most of the time.
+ * Each column of the tile is 1 KB, eight 128-byte lines (nine when C is
+ * not aligned to them): thread t asks for lines t % 2 * 4 .. + 3 of column
+ * t / 2, and the last row for the ninth.  Only addresses inside C. */
+static_assert(2 * TBN == NTHREADS, "prefetch_c: two threads a column of the tile");
+static __device__ __forceinline__ void prefetch_c(const double *c, long long ldc, int m0, int n0,
+                                                  int m, int n)
+{
+  const int col = n0 + (int)threadIdx.x / 2, rows = min(TBM, m - m0);
+  const double *cp = c + m0 + (long long)col * ldc;
+  if (col >= n) return;
+#pragma unroll
+  for (int l = 0; l < 4; l++) {
+    const int r = ((int)threadIdx.x % 2 * 4 + l) * 16;
+    if (r < rows) asm volatile("prefetch.global.L2 [%0];\n" ::"l"(cp + r));
+  }
+  if (threadIdx.x % 2) asm volatile("prefetch.global.L2 [%0];\n" ::"l"(cp + rows - 1));
+}
+
 template <bool A_KC, bool B_KC>
 static __device__ __forceinline__ void gemm(const dlg_dgemm_args &p)
 {
@@ -213,6 +234,7 @@ static __device__ __forceinline__ void gemm(const dlg_dgemm_args &p)
     for (int j = 0; j < NJ; j++)
 #pragma unroll
       for (int e = 0; e < CE; e++) acc[i][j][e] = 0.0;
+  if (p.beta != 0.0) prefetch_c(c, p.ldc, m0, n0, p.m, p.n);
 
   /* op(B)'s rows are B's columns: B^T is stored like A, k-contiguous when B is. */
   tile_walk<A_KC, TBM> wa;

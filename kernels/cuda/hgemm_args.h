@@ -91,4 +91,17 @@ typedef struct dlg_tf32_pack_args {
 #define DLG_TF32_PACK_TILE 32
 #define DLG_TF32_PACK_ROWS 8
 
+/* The 16-bit padding copy (tf32_pack.cu, dlg_pad16): a len x cols matrix
+ * of 16-bit elements, element (i, j) of batch z at src[z * sbs + j * sld +
+ * i], to dst[z * dbs + j * dld + i], dld and dbs multiples of 8 (16 bytes),
+ * the row's tail up to a multiple of 8 zeroed.  Eight elements a thread. */
+typedef struct dlg_pad16_args {
+  const unsigned short *src;
+  long long sld, sbs;
+  unsigned short *dst;
+  long long dld, dbs;
+  long long len, cols, batch;
+} dlg_pad16_args;
+#define DLG_PAD16_THREADS 256
+
 #endif

@@ -1,8 +1,11 @@
 /*
- * tf32_pack.cu - the FP32 precision policies' packing pass: an FP32 operand
- * of any layout into the k-contiguous TF32 form the tensor-core kernels
- * read (plugin/cuda/device/tf32.c decides when it runs, hgemm_args.h has the
- * argument contract).
+ * tf32_pack.cu - operands made fit for the tensor-core kernels before a
+ * product: the FP32 precision policies' packing pass (an FP32 operand of
+ * any layout into the k-contiguous TF32 form the kernels read;
+ * plugin/cuda/device/tf32.c decides when it runs), and the copy of a 16-bit
+ * operand that TMA cannot address to a 16-byte-aligned leading dimension
+ * (dlg_pad16; plugin/cuda/device/hgemm.c decides).  hgemm_args.h has the
+ * argument contracts.
  *
  * Why it exists and is laid out as it is:
  *
@@ -75,4 +78,27 @@ extern "C" __global__ void __launch_bounds__(DLG_TF32_PACK_TILE * DLG_TF32_PACK_
         }
       }
     }
+}
+
+/* Each thread copies eight elements of one column: eight 2-byte loads (the
+ * source is what is misaligned; a warp's loads still cover 512 contiguous
+ * bytes) and one 16-byte store.  The tail of a column past len is written
+ * as zeros, so the copy never leaves uninitialised pool memory inside a row
+ * of 16 bytes that a TMA box may read (TMA clips at len anyway). */
+extern "C" __global__ void __launch_bounds__(DLG_PAD16_THREADS) dlg_pad16(const dlg_pad16_args p)
+{
+  const long long groups = (p.len + 7) / 8, per = groups * p.cols, total = per * p.batch;
+  for (long long u = blockIdx.x * (long long)blockDim.x + threadIdx.x; u < total;
+       u += (long long)gridDim.x * blockDim.x) {
+    const long long z = u / per, j = u % per / groups, i0 = u % groups * 8;
+    const unsigned short *src = p.src + z * p.sbs + j * p.sld + i0;
+    unsigned short v[8];
+#pragma unroll
+    for (int e = 0; e < 8; e++) v[e] = i0 + e < p.len ? src[e] : 0;
+    /* one 16-byte store, written out: as a uint4 assignment nvcc split it in four */
+    asm volatile("st.global.v4.u32 [%0], {%1, %2, %3, %4};\n" ::"l"(p.dst + z * p.dbs + j * p.dld + i0),
+                 "r"(v[0] | (unsigned)v[1] << 16), "r"(v[2] | (unsigned)v[3] << 16),
+                 "r"(v[4] | (unsigned)v[5] << 16), "r"(v[6] | (unsigned)v[7] << 16)
+                 : "memory");
+  }
 }

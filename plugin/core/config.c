@@ -117,7 +117,7 @@ static void parse_fault(void)
 static void load(void)
 {
   const char *blas = getenv("DLGEMM_CPU_BLAS"), *blas64 = getenv("DLGEMM_CPU_BLAS64");
-  double walk_rows;
+  double walk_rows, narrow_splits;
   config.verbose = parse_bool("DLGEMM_VERBOSE", 0);
   config.force = (dlg_force)PARSE_CHOICE("DLGEMM_FORCE", "auto, cpu or gpu", "auto", "cpu", "gpu");
   config.min_mnk = parse_nonnegative("DLGEMM_MIN_MNK", DLG_DEFAULT_MIN_MNK);
@@ -139,6 +139,15 @@ static void load(void)
   /* how sgemm_ / cblas_sgemm may compute (DLPack callers choose per call) */
   config.fp32_mode = (dlgemm_precision)PARSE_CHOICE("DLGEMM_FP32_MODE", "strict, tf32 or 3xtf32",
                                                     "strict", "tf32", "3xtf32");
+  /* the narrow kernels (plugin/cuda/device/narrow.c): an escape hatch, and
+   * a pinned split for tests and measurements */
+  config.narrow = parse_bool("DLGEMM_NARROW", 1);
+  narrow_splits = parse_nonnegative("DLGEMM_NARROW_SPLITS", 0);
+  config.narrow_splits = narrow_splits <= 65535 ? (int)narrow_splits : 65535;
+  /* copies of misaligned operands (plugin/cuda/device/pad.c): auto, off, or
+   * always (any product of at least 128 x 128 with a misaligned operand:
+   * for tests of the copy) */
+  config.pad = PARSE_CHOICE("DLGEMM_PAD", "auto, off or always", "auto", "off", "always");
   config.min_mnk_set = getenv("DLGEMM_MIN_MNK") && *getenv("DLGEMM_MIN_MNK");
   config.copy_threads = (int)parse_nonnegative("DLGEMM_COPY_THREADS", 0);
   config.pinned_mb = parse_nonnegative("DLGEMM_PINNED_MB", 256);

@@ -22,6 +22,9 @@ typedef struct dlg_config {
   int wgmma_width;        /* DLGEMM_WGMMA_WIDTH: 0 auto, else 256, 128 or 192 (the wgmma tile's BN) */
   int wgmma_walk_rows;    /* DLGEMM_WGMMA_WALK_ROWS: tile-rows per group of the wgmma kernels' walk */
   dlgemm_precision fp32_mode; /* DLGEMM_FP32_MODE=strict|tf32|3xtf32: the BLAS shim's SGEMM policy */
+  int narrow;             /* DLGEMM_NARROW=0: C with a side of 16 or less goes to the big tiles too */
+  int narrow_splits;      /* DLGEMM_NARROW_SPLITS=N: pin the narrow kernels' split of k (0: choose) */
+  int pad;                /* DLGEMM_PAD: 0 auto, 1 off, 2 always (pad.c) */
   /* The host-array engine (hostarray/engine.c): */
   int copy_threads;       /* DLGEMM_COPY_THREADS: host threads staging pageable memory (0: all CPUs but one, to 16) */
   double pinned_mb;       /* DLGEMM_PINNED_MB: pinned staging memory, allocated once */

@@ -154,6 +154,35 @@ static void load_wgmma(const dlg_cuda_api *cu, dlg_cuda_device *dev)
     memset(dev->hgemm_wgmma, 0, sizeof dev->hgemm_wgmma);
 }
 
+/* The narrow kernels (narrow.cu: dlg_narrow_<dot|axpy>_<type>_<bucket>)
+ * and how many blocks of each an SM holds (their split-K rule uses it).
+ * A lookup that fails leaves all of them out, not the device: their
+ * products then go to the tile kernels. */
+static void load_narrow(const dlg_cuda_api *cu, dlg_cuda_device *dev)
+{
+  static const char *const layout[2] = {"dot", "axpy"};
+  static const char *const type[DLG_NARROW_TYPES] = {"f32", "f64", "f16", "bf16"};
+  enum { PER_LAYOUT = DLG_NARROW_TYPES * DLG_NARROW_BUCKETS };
+  char name[48];
+  CUresult r = CUDA_SUCCESS;
+  int t;
+  for (t = 0; !r && t < 2 * PER_LAYOUT; t++) {
+    const int l = t / PER_LAYOUT, ty = t % PER_LAYOUT / DLG_NARROW_BUCKETS,
+              b = t % DLG_NARROW_BUCKETS;
+    snprintf(name, sizeof name, "dlg_narrow_%s_%s_%d", layout[l], type[ty], 1 << b);
+    r = get_kernel(cu, dev, "narrow", name, 0, &dev->narrow[l][ty][b]);
+    if (!r)
+      r = cu->OccupancyMaxActiveBlocksPerMultiprocessor(&dev->narrow_occ[l][ty][b],
+                                                        dev->narrow[l][ty][b], DLG_NARROW_THREADS, 0);
+  }
+  if (!r) r = get_kernel(cu, dev, "narrow", "dlg_narrow_reduce_f", 0, &dev->narrow_reduce[0]);
+  if (!r) r = get_kernel(cu, dev, "narrow", "dlg_narrow_reduce_d", 0, &dev->narrow_reduce[1]);
+  if (r) {
+    memset(dev->narrow, 0, sizeof dev->narrow);
+    memset(dev->narrow_reduce, 0, sizeof dev->narrow_reduce);
+  }
+}
+
 /* dlgemm's own pool, so its workspaces neither come from nor trim the
  * application's default pool.  Freed blocks stay reserved up to the
  * threshold, DLGEMM_DEVICE_MB or else half the GPU's memory, and the next
@@ -236,9 +265,11 @@ static int setup(dlg_cuda_device *dev, int ordinal, char *why, size_t len)
   /* mma.sync has no promoting variant: 3xTF32 runs as TF32 there (hgemm_args.h) */
   dev->hgemm_mma[DLG_TC_TF32X3][3] = dev->hgemm_mma[DLG_TC_TF32][3];
   if (!r) r = get_kernel(cu, dev, "tf32_pack", "dlg_tf32_pack", 0, &dev->tf32_pack);
+  if (!r) r = get_kernel(cu, dev, "tf32_pack", "dlg_pad16", 0, &dev->pad16);
   if (!r) r = load_lapack(cu, dev);
   if (!r) r = load_level3(cu, dev);
   if (!r) load_wgmma(cu, dev);
+  if (!r) load_narrow(cu, dev);
   if (!r) r = create_pool(cu, dev, ordinal);
   cu->CtxPopCurrent(NULL);
   if (r) {

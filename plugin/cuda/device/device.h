@@ -10,6 +10,7 @@
 #include "cuda/device/driver.h"
 #include "kernels/cuda/dgemm_args.h"
 #include "kernels/cuda/hgemm_args.h"
+#include "kernels/cuda/narrow_args.h"
 #include "kernels/cuda/sgemm_args.h"
 
 enum { DLG_CUDA_MAX_MODULES = 16 };
@@ -38,12 +39,18 @@ typedef struct dlg_cuda_device {
   CUfunction dgemm_splitk_reduce;
   /* hgemm_mma.cu, [DLG_TC_* kind][a_kc * 2 + b_kc]; TF32 has kk only */
   CUfunction hgemm_mma[DLG_TC_KINDS][4];
-  CUfunction tf32_pack;         /* tf32_pack.cu */
+  CUfunction tf32_pack, pad16;  /* tf32_pack.cu */
   CUfunction lapack[2][DLG_LAPACK_KERNELS]; /* lapack.cu: [0 float, 1 double][kernel] */
   CUfunction level3[4][DLG_L3_KERNELS];    /* level3.cu: [s, d, c, z][kernel] */
   /* hgemm_wgmma.cu, [width index, DLG_WGMMA_BN(i)] then as hgemm_mma (TF32
    * also rk); NULL without sm_90a, or where a width has no kernel of that kind */
   CUfunction hgemm_wgmma[DLG_WGMMA_WIDTHS][DLG_TC_KINDS][4];
+  /* narrow.cu, [DLG_NARROW_DOT / _AXPY][DLG_NARROW_* type][nn bucket], with
+   * each one's blocks per SM, and the split-K sums' reduce [0 float, 1
+   * double]; all NULL where any is missing (the families take those products) */
+  CUfunction narrow[2][DLG_NARROW_TYPES][DLG_NARROW_BUCKETS];
+  int narrow_occ[2][DLG_NARROW_TYPES][DLG_NARROW_BUCKETS];
+  CUfunction narrow_reduce[2];
   CUmemoryPool pool; /* split-K workspaces: stream-ordered, kept for reuse */
   int sms;
   char name[96], bus_id[32]; /* for the routing model's cache key and messages */

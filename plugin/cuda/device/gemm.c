@@ -1,18 +1,42 @@
 /*
- * gemm.c - a dlg_gemm on device memory to its kernel family: float16 /
+ * gemm.c - a dlg_gemm on device memory to its kernel family: a C at most
+ * 16 wide on one side to the narrow kernels (any real type), float16 /
  * bfloat16 inputs to the tensor cores, FP64 to DMMA, FP32 to the SIMT
- * kernels (strict) or the tensor cores (the TF32 policies).
+ * kernels (strict) or the tensor cores (the TF32 policies); a large
+ * product's misaligned operands first copied where that pays (pad.c).
  */
+#include "core/errors.h"
 #include "cuda/device/dgemm.h"
+#include "cuda/device/driver.h"
 #include "cuda/device/gemm.h"
 #include "cuda/device/hgemm.h"
+#include "cuda/device/narrow.h"
+#include "cuda/device/pad.h"
 #include "cuda/device/sgemm.h"
 #include "cuda/device/tf32.h"
 
-dlgemm_status dlg_cuda_gemm(dlg_cuda_device *dev, const dlg_gemm *g, CUstream stream)
+static dlgemm_status family(dlg_cuda_device *dev, const dlg_gemm *g, CUstream stream)
 {
   if (dlg_is_half(g->dtype_in)) return dlg_cuda_hgemm(dev, g, stream);
   if (g->dtype == DLG_F64) return dlg_cuda_dgemm(dev, g, stream);
   return g->precision == DLGEMM_PRECISION_STRICT ? dlg_cuda_sgemm(dev, g, stream)
                                                  : dlg_cuda_tf32(dev, g, stream);
+}
+
+dlgemm_status dlg_cuda_gemm(dlg_cuda_device *dev, const dlg_gemm *g, CUstream stream)
+{
+  char why[160];
+  const dlg_cuda_api *cu = dlg_cuda_api_get(why, sizeof why);
+  dlg_gemm padded;
+  CUdeviceptr work;
+  dlgemm_status st;
+  if (dev->narrow_reduce[0] && dlg_cuda_narrow_takes(g)) return dlg_cuda_narrow(dev, g, stream);
+  switch (dlg_cuda_padded(dev, g, stream, &padded, &work)) {
+  case 0: return family(dev, g, stream);
+  case 1:
+    st = family(dev, &padded, stream);
+    cu->MemFreeAsync(work, stream);
+    return st;
+  default: return dlg_fail(DLGEMM_ERR_BACKEND_FAILED, "CUDA kernel launch failed (operand copy)");
+  }
 }

@@ -6,8 +6,10 @@
  * (kernels/cuda/hgemm_wgmma.cu: TMA + wgmma, persistent) take what TMA can
  * address - 16-byte aligned operands and leading dimensions, m and n of at
  * least a tile's worth - and the mma.sync kernels (hgemm_mma.cu) take the
- * rest and everything on other chips.  Both are picked by input kind and
- * orientation (orient.h); C's type is a kernel argument.
+ * rest and everything on other chips (a large product with an operand TMA
+ * cannot address reaches the wgmma kernels through a padded copy: pad.c).
+ * Both are picked by input kind and orientation (orient.h); C's type is a
+ * kernel argument.
  * DLGEMM_HGEMM_KERNEL=mma|wgmma pins the family where it applies.
  */
 #include <stdint.h>

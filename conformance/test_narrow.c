@@ -1,0 +1,222 @@
+/*
+ * test_narrow - the narrow kernels (plugin/cuda/device/narrow.c: C at most
+ * 16 wide on one side) on kDLCUDA tensors: m or n in {1, 2, 3, 5, 8, 13,
+ * 16} against k and the other side from 256 to 2000 (primes among them),
+ * every layout of A, B and C, leading dimensions padded so that 16-byte
+ * loads are legal or not, batches with broadcast operands, alpha and beta
+ * in {0, 1, -0.75} with NaN in C where beta = 0; float32 (strict and TF32
+ * policies), float64, and float16 / bfloat16 inputs into each C type.
+ * Checked against a long-double product of the same inputs with the dot
+ * product bound: (k + 4) * 2u of the summed magnitudes (u = 2^-53 for
+ * float64, 2^-24 for the FP32 accumulation of the others), plus one
+ * rounding to C's type of the result and float16's smallest subnormal.
+ * Every element of C's buffer that is not C (padding, the guard) must be
+ * left alone, and each call's DLGEMM_VERBOSE line must name the narrow
+ * kernels (the other kernels would pass the bound too).
+ *
+ * usage: test_narrow [cases]   (DLGEMM_TEST_SEED replays a run;
+ * DLGEMM_NARROW_SPLITS pins the kernels' split of k).  Skips (77, reason
+ * printed) where no CUDA backend is usable.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "core/half.h"
+#include "cudrv.h"
+#include "dlgemm.h"
+#include "gpu_probe.h"
+#include "testutil.h"
+
+typedef enum { F32, F64, F16, BF16 } type;
+static const size_t esize[] = {4, 8, 2, 2};
+
+static double get(type t, const void *p, int64_t i)
+{
+  switch (t) {
+  case F64: return ((const double *)p)[i];
+  case F16: return dlg_f16_to_float(((const uint16_t *)p)[i]);
+  case BF16: return dlg_bf16_to_float(((const uint16_t *)p)[i]);
+  default: return ((const float *)p)[i];
+  }
+}
+
+static void put(type t, void *p, int64_t i, double v)
+{
+  switch (t) {
+  case F64: ((double *)p)[i] = v; break;
+  case F16: ((uint16_t *)p)[i] = dlg_float_to_f16((float)v); break;
+  case BF16: ((uint16_t *)p)[i] = dlg_float_to_bf16((float)v); break;
+  default: ((float *)p)[i] = (float)v;
+  }
+}
+
+static DLDataType dl_type(type t)
+{
+  DLDataType d = {t == BF16 ? kDLBfloat : kDLFloat, (uint8_t)(8 * esize[t]), 1};
+  return d;
+}
+
+/* One operand on the device: rows x cols per batch entry (one entry when
+ * broadcast), column- or row-major, leading dimension padded or not. */
+typedef struct operand {
+  type t;
+  void *host;
+  int64_t total, shape[3], strides[3];
+  CUdeviceptr dev;
+  DLTensor tensor;
+} operand;
+
+static void make(const cudrv *cu, rng *r, operand *o, type t, int64_t rows, int64_t cols,
+                 int64_t batch, int bcast, int nan)
+{
+  static const int pads[] = {0, 0, 1, 3, 8};
+  const int colmaj = rng_int(r, 2);
+  const int64_t ld = (colmaj ? rows : cols) + pads[rng_int(r, 5)];
+  const int64_t matrix = ld * (colmaj ? cols : rows);
+  int64_t e;
+  o->t = t;
+  o->total = matrix * (bcast ? 1 : batch) + 64;
+  o->host = malloc((size_t)o->total * esize[t]);
+  for (e = 0; e < o->total; e++) put(t, o->host, e, nan ? NAN : rng_unit(r));
+  o->shape[0] = bcast ? 1 : batch, o->shape[1] = rows, o->shape[2] = cols;
+  o->strides[0] = matrix, o->strides[1] = colmaj ? 1 : ld, o->strides[2] = colmaj ? ld : 1;
+  o->tensor = (DLTensor){o->host, {kDLCPU, 0}, 3, dl_type(t), o->shape, o->strides, 0};
+  o->dev = cudrv_tensor_to_device(cu, &o->tensor, (size_t)o->total * esize[t]);
+}
+
+/* Elements of C outside the bound, and elements of its buffer that are not
+ * C and changed. */
+static long check(const operand *a, const operand *b, const operand *c, const void *c0, int64_t m,
+                  int64_t n, int64_t k, int64_t batch, double alpha, double beta)
+{
+  const double u = a->t == F64 ? 1.1102230246251565e-16 : 5.9604644775390625e-08;
+  const double uout = c->t == F64 ? 1.12e-16 : c->t == F32 ? 5.97e-8 : c->t == F16 ? 4.89e-4 : 3.91e-3;
+  char *mark = calloc((size_t)c->total, 1);
+  long bad = 0;
+  int64_t p, i, j, l;
+  for (p = 0; p < batch; p++) {
+    const int64_t pa = a->shape[0] == 1 ? 0 : p * a->strides[0];
+    const int64_t pb = b->shape[0] == 1 ? 0 : p * b->strides[0];
+    for (i = 0; i < m; i++)
+      for (j = 0; j < n; j++) {
+        const int64_t at = p * c->strides[0] + i * c->strides[1] + j * c->strides[2];
+        const double got = get(c->t, c->host, at);
+        long double ref = 0, mag = 0, bound;
+        for (l = 0; l < k; l++) {
+          const long double x =
+              (long double)get(a->t, a->host, pa + i * a->strides[1] + l * a->strides[2]) *
+              get(b->t, b->host, pb + l * b->strides[1] + j * b->strides[2]);
+          ref += x, mag += fabsl(x);
+        }
+        ref *= alpha, mag *= fabs(alpha);
+        if (beta != 0) {
+          const long double cv = get(c->t, c0, at);
+          ref += beta * cv, mag += fabsl(beta * cv);
+        }
+        bound = (long double)(k + 4) * 2 * u * mag + uout * fabsl(ref) + (c->t == F16 ? 6e-8 : 0) +
+                1e-300L;
+        mark[at] = 1;
+        if (!(fabsl(got - ref) <= bound)) {
+          if (bad < 5)
+            fprintf(stderr, "  batch %lld C(%lld,%lld) = %.17g, expected %.17Lg (bound %.3Lg)\n",
+                    (long long)p, (long long)i, (long long)j, got, ref, bound);
+          bad++;
+        }
+      }
+  }
+  for (i = 0; i < c->total; i++)
+    if (!mark[i] && memcmp((const char *)c->host + i * esize[c->t], (const char *)c0 + i * esize[c->t],
+                           esize[c->t])) {
+      if (bad < 5) fprintf(stderr, "  element %lld of C's buffer, not C, written\n", (long long)i);
+      bad++;
+    }
+  free(mark);
+  return bad;
+}
+
+typedef struct call {
+  operand *a, *b, *c;
+  double alpha, beta;
+  const dlgemm_options *o;
+  dlgemm_status st;
+} call;
+
+static void run_call(void *arg)
+{
+  call *x = arg;
+  x->st = dlgemm_matmul(&x->a->tensor, &x->b->tensor, &x->c->tensor, x->alpha, x->beta, x->o);
+}
+
+int main(int argc, char **argv)
+{
+  static const int narrow[] = {1, 2, 3, 5, 8, 13, 16};
+  static const int wide[] = {256, 257, 263, 264, 512, 521, 1000, 1031, 2000};
+  static const double scalars[] = {0, 1, -0.75};
+  static const char *const names[] = {"float32", "float64", "float16", "bfloat16"};
+  const int cases = argc > 1 ? atoi(argv[1]) : 100;
+  rng r = {test_seed("test_narrow")};
+  int t, failed = 0;
+  cudrv cu;
+  CUcontext ctx;
+  CUstream stream;
+  char log[2048];
+  setenv("DLGEMM_VERBOSE", "1", 1); /* read once, on the first call */
+  if (!cuda_backend_usable("test_narrow")) return 77;
+  cudrv_load(&cu, &ctx);
+  CU(cu.StreamCreate(&stream, CU_STREAM_NON_BLOCKING));
+  for (t = 0; t < cases; t++) {
+    /* float32 twice: strict and TF32, which takes the same kernels */
+    const int kind = rng_int(&r, 5), tf32 = kind == 4;
+    const type in = tf32 ? F32 : (type)kind;
+    const type out = in == F16 || in == BF16 ? (type)((int[]){F32, F16, BF16})[rng_int(&r, 3)] : in;
+    const int64_t nn = narrow[rng_int(&r, 7)], mn = wide[rng_int(&r, 9)], k = wide[rng_int(&r, 9)];
+    const int m_narrow = rng_int(&r, 2);
+    const int64_t m = m_narrow ? nn : mn, n = m_narrow ? mn : nn;
+    /* the long-double reference bounds the size: no batch of the largest */
+    const int64_t batch = mn * k > 600000 ? 1 : 1 + rng_int(&r, 3);
+    const int bcast = batch > 1 ? rng_int(&r, 4) : 0; /* 1: A, 2: B broadcast */
+    const double alpha = scalars[rng_int(&r, 3)], beta = scalars[rng_int(&r, 3)];
+    operand a, b, c;
+    void *c0;
+    dlgemm_options o;
+    call x;
+    long bad;
+    make(&cu, &r, &a, in, m, k, batch, bcast == 1, 0);
+    make(&cu, &r, &b, in, k, n, batch, bcast == 2, 0);
+    make(&cu, &r, &c, out, m, n, batch, 0, beta == 0);
+    c0 = malloc((size_t)c.total * esize[out]);
+    memcpy(c0, c.host, (size_t)c.total * esize[out]);
+    CU(cu.StreamSynchronize(NULL)); /* the copies from pageable memory have landed */
+    dlgemm_options_init(&o);
+    o.stream = stream;
+    o.precision = tf32 ? DLGEMM_PRECISION_TF32 : DLGEMM_PRECISION_STRICT;
+    x = (call){&a, &b, &c, alpha, beta, &o, DLGEMM_OK};
+    capture_stderr(run_call, &x, log, sizeof log);
+    if (x.st != DLGEMM_OK) {
+      fprintf(stderr, "case %d: dlgemm_matmul failed: %s\n", t, dlgemm_last_error());
+      return 1;
+    }
+    CU(cu.StreamSynchronize(stream));
+    CU(cu.MemcpyDtoH(c.host, c.dev, (size_t)c.total * esize[out]));
+    bad = check(&a, &b, &c, c0, m, n, k, batch, alpha, beta);
+    if (!strstr(log, "narrow ")) {
+      fprintf(stderr, "  not on the narrow kernels: %s", log);
+      bad++;
+    }
+    if (bad) {
+      failed++;
+      fprintf(stderr, "case %d FAILED: %s%s -> %s batch=%lld (broadcast %s) m=%lld n=%lld k=%lld "
+              "alpha=%g beta=%g strides A(%lld,%lld) B(%lld,%lld) C(%lld,%lld): %ld wrong\n", t,
+              names[in], tf32 ? " (tf32)" : "", names[out], (long long)batch,
+              bcast == 1 ? "A" : bcast == 2 ? "B" : "none", (long long)m, (long long)n,
+              (long long)k, alpha, beta, (long long)a.strides[1], (long long)a.strides[2],
+              (long long)b.strides[1], (long long)b.strides[2], (long long)c.strides[1],
+              (long long)c.strides[2], bad);
+    }
+    free(a.host), free(b.host), free(c.host), free(c0);
+    cu.MemFree(a.dev), cu.MemFree(b.dev), cu.MemFree(c.dev);
+  }
+  CU(cu.StreamDestroy(stream));
+  printf("test_narrow: products with a side of C at most 16 on kDLCUDA tensors\n%d passed, %d failed\n",
+         cases - failed, failed);
+  return failed != 0;
+}

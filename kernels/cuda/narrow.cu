@@ -1,0 +1,552 @@
+/*
+ * narrow.cu - products whose C is at most 16 wide on one side (GEMV,
+ * decode): C = alpha * W X + beta * C with W the wide operand (rows x k),
+ * X k x nn, nn <= 16 (narrow_args.h has the indexing).  float32 and float64
+ * inputs accumulate in their own precision, float16 and bfloat16 in FP32;
+ * alpha and beta are applied once at the end and C rounded once to its type.
+ *
+ * Such a product is a stream of W with a few FMAs per element: the big-tile
+ * kernels leave most of their tile idle and read W at a fraction of the
+ * bandwidth.  Here every block streams its rows of W once, at 16 bytes a
+ * lane, and X comes from shared memory.  Why it is laid out as it is:
+ *
+ * - Two kernels by W's layout.  W k-contiguous ("dot", e.g. decode's TN):
+ *   a group of 8 lanes reads 128 bytes of a row per load (a whole L2 line)
+ *   and owns R rows (DLG_NARROW_DOT_R: 4 a lane); 4 groups a warp, 8 warps
+ *   a block, all walking the block's k range, so each row's nn sums are
+ *   split over 8 lanes and added by 3 shuffles at the end.  W
+ *   rows-contiguous ("axpy", GEMV's N): a lane owns RT consecutive rows
+ *   (16 bytes; 8 for 16-bit types with nn > 8, to hold 64 accumulators)
+ *   and one warp covers 32 * RT rows, 512 contiguous bytes per column of k;
+ *   the block's 8 warps share those rows and split its k range 4 or 8
+ *   columns at a time, their sums added through shared memory in a fixed
+ *   tree.  (8 warps on the same rows rather than on 8 times as many: with
+ *   4096 rows the second choice would leave 4 blocks for 132 SMs.)
+ * - X (the k x nn operand) is staged in shared memory as accumulators, k
+ *   by chunks of at most 32 KB, read from global along its contiguous
+ *   dimension whichever that is.  dot stores it [j][l] (rows padded by 16
+ *   bytes): the 8 lanes of a group read 8 consecutive 16-byte pieces, no
+ *   conflict, each value reused for the R rows.  axpy stores it [l][j]:
+ *   every lane of a warp reads the same row, a broadcast.  The shared reads
+ *   per FMA are what bounds R from below: at 1/R of a 4-byte read per FMA
+ *   a bfloat16 decode needs about 110 FMAs and 110 bytes of shared reads
+ *   per SM cycle to keep up with HBM at nn = 16; R = 4 keeps both under
+ *   the SM's 128.
+ * - nn is rounded up to a bucket (1, 2, 4, 8, 16), each its own kernel, so
+ *   the accumulators are registers (R * bucket of them, at most 64);
+ *   the staged X is zero past nn and those columns are computed and never
+ *   stored.
+ * - Loads in flight: HBM's rate times its latency is about 20 KB per SM.
+ *   dot loads the next step of W (R x 16 bytes a lane) while the current
+ *   one is multiplied; axpy issues 16 registers' worth of columns (4 or 8)
+ *   before using the first.  The launch bounds give 128 registers (2 blocks
+ *   of 8 warps an SM, 32 KB in flight or more), or 255 where the
+ *   accumulators alone take 64 (at 128 those spilled): one block, whose
+ *   dot loop still holds two steps.
+ * - The sums leave through shared memory (rows x nn of the block) and one
+ *   loop of stores, consecutive threads on consecutive rows: one inlined
+ *   copy of the epilogue (alpha, beta, C's type or the workspace) instead
+ *   of one per accumulator, which cost registers and spilled.
+ * - W goes through 16-byte loads when the host says they are aligned
+ *   (`vec`); otherwise element by element, the same run per lane (the
+ *   loads that follow the first hit L1).  The last partial step of k, and
+ *   the lanes of axpy's last rows, load element by element with a guard,
+ *   zero past the edge.  Rows past the end of W read the last row and are
+ *   not stored.
+ * - Too few rows for the SMs (4096 rows are 32 blocks of 128) are made up
+ *   by splitting k across blocks (blockIdx.y): each split writes its
+ *   unscaled sums to a workspace and dlg_narrow_reduce_* adds them in split
+ *   order (deterministic), then applies alpha, beta and C's type.  Split
+ *   boundaries are multiples of DLG_NARROW_KALIGN (both kernels' steps).
+ * - beta == 0 never reads C; alpha == 0 arrives as k == 0 (W and X not read).
+ */
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include "hgemm_convert.cuh"
+#include "narrow_args.h"
+
+namespace narrow {
+
+enum { THREADS = DLG_NARROW_THREADS, WARPS = THREADS / 32, SMEM = 32768, KC_MAX = 4096 };
+
+/* An input type: its accumulator, its index, element e of a run of it held
+ * in 32-bit words (at), storing one into zeroed words (put), widening. */
+template <typename T> struct in;
+template <> struct in<float> {
+  typedef float acc;
+  static constexpr int ID = DLG_NARROW_F32;
+  static __device__ __forceinline__ float at(const unsigned *u, int e) { return __uint_as_float(u[e]); }
+  static __device__ __forceinline__ void put(unsigned *u, int e, const float *p)
+  {
+    u[e] = __float_as_uint(*p);
+  }
+  static __device__ __forceinline__ float widen(float x) { return x; }
+};
+template <> struct in<double> {
+  typedef double acc;
+  static constexpr int ID = DLG_NARROW_F64;
+  static __device__ __forceinline__ double at(const unsigned *u, int e)
+  {
+    return __hiloint2double((int)u[2 * e + 1], (int)u[2 * e]);
+  }
+  static __device__ __forceinline__ void put(unsigned *u, int e, const double *p)
+  {
+    const unsigned long long b = (unsigned long long)__double_as_longlong(*p);
+    u[2 * e] = (unsigned)b, u[2 * e + 1] = (unsigned)(b >> 32);
+  }
+  static __device__ __forceinline__ double widen(double x) { return x; }
+};
+template <> struct in<__half> {
+  typedef float acc;
+  static constexpr int ID = DLG_NARROW_F16;
+  static __device__ __forceinline__ float at(const unsigned *u, int e)
+  {
+    return __half2float(__ushort_as_half((unsigned short)(u[e >> 1] >> (e & 1) * 16)));
+  }
+  static __device__ __forceinline__ void put(unsigned *u, int e, const __half *p)
+  {
+    u[e >> 1] |= (unsigned)__half_as_ushort(*p) << (e & 1) * 16;
+  }
+  static __device__ __forceinline__ float widen(__half x) { return __half2float(x); }
+};
+template <> struct in<__nv_bfloat16> {
+  typedef float acc;
+  static constexpr int ID = DLG_NARROW_BF16;
+  /* a bfloat16 is the top half of its float: no conversion instruction */
+  static __device__ __forceinline__ float at(const unsigned *u, int e)
+  {
+    return __uint_as_float(e & 1 ? u[e >> 1] & 0xffff0000u : u[e >> 1] << 16);
+  }
+  static __device__ __forceinline__ void put(unsigned *u, int e, const __nv_bfloat16 *p)
+  {
+    u[e >> 1] |= (unsigned)__bfloat16_as_ushort(*p) << (e & 1) * 16;
+  }
+  static __device__ __forceinline__ float widen(__nv_bfloat16 x) { return __bfloat162float(x); }
+};
+
+static __device__ __forceinline__ float mad(float a, float b, float c) { return __fmaf_rn(a, b, c); }
+static __device__ __forceinline__ double mad(double a, double b, double c) { return __fma_rn(a, b, c); }
+
+/* 16 bytes of staged X: 4 floats or 2 doubles. */
+static __device__ __forceinline__ void lds16(float (&v)[4], const float *p)
+{
+  const float4 t = *reinterpret_cast<const float4 *>(p);
+  v[0] = t.x, v[1] = t.y, v[2] = t.z, v[3] = t.w;
+}
+static __device__ __forceinline__ void lds16(double (&v)[2], const double *p)
+{
+  const double2 t = *reinterpret_cast<const double2 *>(p);
+  v[0] = t.x, v[1] = t.y;
+}
+
+/* N elements of T at p (16 or 8 bytes, aligned) into u in one load. */
+template <typename T, int N>
+static __device__ __forceinline__ void load_vec(unsigned *u, const T *p)
+{
+  if constexpr (N * sizeof(T) == 16) {
+    const uint4 v = __ldg(reinterpret_cast<const uint4 *>(p));
+    u[0] = v.x, u[1] = v.y, u[2] = v.z, u[3] = v.w;
+  } else {
+    const uint2 v = __ldg(reinterpret_cast<const uint2 *>(p));
+    u[0] = v.x, u[1] = v.y;
+  }
+}
+
+/* The same element by element, those from `valid` on zero (not read). */
+template <typename T, int N>
+static __device__ __forceinline__ void load_elems(unsigned *u, const T *p, int valid)
+{
+#pragma unroll
+  for (int i = 0; i < N * (int)sizeof(T) / 4; i++) u[i] = 0;
+#pragma unroll
+  for (int e = 0; e < N; e++)
+    if (e < valid) in<T>::put(u, e, p + e);
+}
+
+/* X(l, j) for l in [c0, c0 + len), j < nn, into s[(l - c0) * sl + j * sj],
+ * zero for columns nn to NN and for l - c0 in [len, fill): partial steps
+ * and unused columns then multiply by zero.  Read along X's contiguous
+ * dimension, so that the loads coalesce. */
+template <typename T, int NN>
+static __device__ __forceinline__ void stage(typename in<T>::acc *s, const T *x,
+                                             const dlg_narrow_args &a, int c0, int len, int fill,
+                                             int sl, int sj)
+{
+  typedef typename in<T>::acc A;
+  if (a.xks == 1) {
+#pragma unroll 1
+    for (int j = 0; j < NN; j++)
+      for (int l = (int)threadIdx.x; l < fill; l += THREADS)
+        s[l * sl + j * sj] = l < len && j < a.nn ? A(in<T>::widen(x[c0 + l + j * a.xjs])) : A(0);
+  } else {
+    for (int e = (int)threadIdx.x; e < fill * NN; e += THREADS) {
+      const int j = e % NN, l = e / NN;
+      s[l * sl + j * sj] =
+          l < len && j < a.nn ? A(in<T>::widen(x[(long long)(c0 + l) * a.xks + j * a.xjs])) : A(0);
+    }
+  }
+}
+
+/* C(i, j) of batch entry z = alpha * v + beta * C, rounded once to C's type. */
+template <typename C>
+static __device__ __forceinline__ void store(void *c, long long e, float r, float beta)
+{
+  C *p = static_cast<C *>(c) + e;
+  *p = hconv::narrow<C>(beta != 0.f ? fmaf(beta, hconv::widen(*p), r) : r);
+}
+static __device__ __forceinline__ void store_c(const dlg_narrow_args &a, long long z, int i, int j,
+                                               float v)
+{
+  const long long e = z * a.sc + i * a.crs + j * a.ccs;
+  const float r = (float)a.alpha * v, beta = (float)a.beta;
+  if (a.c_type == DLG_HOUT_F16) store<__half>(a.c, e, r, beta);
+  else if (a.c_type == DLG_HOUT_BF16) store<__nv_bfloat16>(a.c, e, r, beta);
+  else store<float>(a.c, e, r, beta);
+}
+static __device__ __forceinline__ void store_c(const dlg_narrow_args &a, long long z, int i, int j,
+                                               double v)
+{
+  double *p = static_cast<double *>(a.c) + z * a.sc + i * a.crs + j * a.ccs;
+  const double r = a.alpha * v;
+  *p = a.beta != 0.0 ? __fma_rn(a.beta, *p, r) : r;
+}
+
+/* The block's sums, res[j * ROWS + i] for its ROWS rows from row0, to the
+ * workspace or to C: one call site for the whole epilogue (inlined once,
+ * not once per accumulator), consecutive threads on consecutive rows. */
+template <int ROWS, typename A>
+static __device__ __forceinline__ void put_block(const dlg_narrow_args &a, const A *res, int row0,
+                                                 int s, int z)
+{
+  for (int e = (int)threadIdx.x; e < ROWS * a.nn; e += THREADS) {
+    const int i = row0 + e % ROWS, j = e / ROWS;
+    if (i >= a.rows) continue;
+    if (a.work)
+      static_cast<A *>(a.work)[(((long long)z * a.splits + s) * a.nn + j) * a.rows + i] = res[e];
+    else
+      store_c(a, z, i, j, res[e]);
+  }
+}
+
+/* ---- dot: W k-contiguous ---- */
+
+template <typename T, int NN> struct dot_shape {
+  typedef typename in<T>::acc A;
+  enum { V = 16 / (int)sizeof(T),     /* elements of W per 16-byte load */
+         STEP = 8 * V,                /* k per step of a group of 8 lanes */
+         PER = 16 / (int)sizeof(A),   /* X values per 16-byte shared read */
+         R = DLG_NARROW_DOT_R(in<T>::ID, NN),
+         KC = SMEM / (NN * (int)sizeof(A)) < KC_MAX ? SMEM / (NN * (int)sizeof(A)) : KC_MAX,
+         PITCH = KC + PER,            /* a row of staged X, 16 bytes over */
+         MINB = R * NN * (int)sizeof(A) >= 256 ? 1 : 2 };
+};
+
+/* One step of a lane: its R rows' V values of W (u) times the same V rows
+ * of staged X (xs: at this lane's k). */
+template <typename T, int NN>
+static __device__ __forceinline__ void dot_fma(typename in<T>::acc (&acc)[dot_shape<T, NN>::R][NN],
+                                               const unsigned (&u)[dot_shape<T, NN>::R][4],
+                                               const typename in<T>::acc *xs)
+{
+  typedef dot_shape<T, NN> S;
+  typedef typename S::A A;
+#pragma unroll
+  for (int g = 0; g < S::V / S::PER; g++) {
+    A w[S::R][S::PER];
+#pragma unroll
+    for (int r = 0; r < S::R; r++)
+#pragma unroll
+      for (int e = 0; e < S::PER; e++) w[r][e] = in<T>::at(u[r], g * S::PER + e);
+#pragma unroll
+    for (int j = 0; j < NN; j++) {
+      A xv[S::PER];
+      lds16(xv, xs + j * S::PITCH + g * S::PER);
+#pragma unroll
+      for (int r = 0; r < S::R; r++)
+#pragma unroll
+        for (int e = 0; e < S::PER; e++) acc[r][j] = mad(w[r][e], xv[e], acc[r][j]);
+    }
+  }
+}
+
+template <typename T, int NN, bool VEC>
+static __device__ __forceinline__ void dot_load(unsigned (&u)[dot_shape<T, NN>::R][4],
+                                                const T *const (&wr)[dot_shape<T, NN>::R], int l)
+{
+  typedef dot_shape<T, NN> S;
+#pragma unroll
+  for (int r = 0; r < S::R; r++) {
+    if constexpr (VEC) load_vec<T, S::V>(u[r], wr[r] + l);
+    else load_elems<T, S::V>(u[r], wr[r] + l, S::V);
+  }
+}
+
+/* A group of 8 lanes on R rows of W over the block's k range, X staged a
+ * chunk at a time.  SASS (sm_90, CUDA 13), the VEC main loop, one step:
+ *   bf16, nn 16 (decode): 623 instructions: 512 FFMA, 32 LDS.128, 4
+ *     LDG.E.128, 16 SHF + 16 LOP3 (bfloat16 to float), 17 MOV (the step
+ *     loaded ahead becoming the current one); 240 registers, one block an
+ *     SM.  FFMA-bound: 0.82 of the issue slots, and keeping up with HBM
+ *     takes about 110 FFMA per SM cycle of the 128.
+ *   bf16, nn 8: 379 (256 FFMA, 16 LDS.128, 4 LDG.E.128); 128 registers.
+ *   f32, nn 1 (GEMV's T): two steps unrolled, 180 instructions for 8
+ *     LDG.E.128 and 32 FFMA, the rest addresses: far from any limit.
+ * No local memory in any variant (the sass_gates test holds them to it). */
+template <typename T, int NN, bool VEC>
+static __device__ __forceinline__ void dot_rows(const dlg_narrow_args &a, typename in<T>::acc *xs)
+{
+  typedef dot_shape<T, NN> S;
+  typedef typename S::A A;
+  /* loading the next step early holds another R x 4 registers; element
+   * by element (not VEC) it would hold R x V */
+  enum { R = S::R, V = S::V, STEP = S::STEP, KC = S::KC, AHEAD = VEC };
+  const int q = (int)threadIdx.x & 7, row0 = (int)(blockIdx.x * 32 + threadIdx.x / 8) * R;
+  const int split = (int)blockIdx.y, z = (int)blockIdx.z;
+  const int kb = split * a.kchunk, ke = min(a.k, kb + a.kchunk);
+  const T *w = static_cast<const T *>(a.w) + z * a.sw, *x = static_cast<const T *>(a.x) + z * a.sx;
+  const T *wr[R];
+  A acc[R][NN];
+#pragma unroll
+  for (int r = 0; r < R; r++) {
+    wr[r] = w + (long long)min(row0 + r, a.rows - 1) * a.ldw + q * V;
+#pragma unroll
+    for (int j = 0; j < NN; j++) acc[r][j] = A(0);
+  }
+  for (int c0 = kb; c0 < ke; c0 += KC) {
+    const int len = min((int)KC, ke - c0), full = len / STEP;
+    unsigned cur[R][4], nxt[R][4];
+    __syncthreads(); /* the last chunk's readers are done with xs */
+    stage<T, NN>(xs, x, a, c0, len, (len + STEP - 1) / STEP * STEP, 1, S::PITCH);
+    __syncthreads();
+    if (AHEAD && full) dot_load<T, NN, VEC>(cur, wr, c0);
+    for (int s = 0; s < full; s++) {
+      if (!AHEAD) {
+        dot_load<T, NN, VEC>(cur, wr, c0 + s * STEP);
+      } else if (s + 1 < full) {
+        dot_load<T, NN, VEC>(nxt, wr, c0 + (s + 1) * STEP);
+      }
+      dot_fma<T, NN>(acc, cur, xs + s * STEP + q * V);
+      if (AHEAD)
+#pragma unroll
+        for (int r = 0; r < R; r++)
+#pragma unroll
+          for (int i = 0; i < 4; i++) cur[r][i] = nxt[r][i];
+    }
+    if (full * STEP < len) { /* the end of k: part of a step */
+      const int at = c0 + full * STEP;
+#pragma unroll
+      for (int r = 0; r < R; r++) load_elems<T, V>(cur[r], wr[r] + at, ke - at - q * V);
+      dot_fma<T, NN>(acc, cur, xs + full * STEP + q * V);
+    }
+  }
+  /* each row's sums over the group's 8 lanes, which its first lane puts
+   * in shared memory for the block's stores */
+#pragma unroll
+  for (int r = 0; r < R; r++)
+#pragma unroll
+    for (int j = 0; j < NN; j++) {
+      A v = acc[r][j];
+      v += __shfl_xor_sync(0xffffffffu, v, 4);
+      v += __shfl_xor_sync(0xffffffffu, v, 2);
+      acc[r][j] = v + __shfl_xor_sync(0xffffffffu, v, 1);
+    }
+  __syncthreads(); /* every warp is done with xs */
+  if (q == 0)
+#pragma unroll
+    for (int r = 0; r < R; r++)
+#pragma unroll
+      for (int j = 0; j < NN; j++) xs[j * 32 * R + (int)(threadIdx.x / 8) * R + r] = acc[r][j];
+  __syncthreads();
+  put_block<32 * R>(a, xs, (int)blockIdx.x * 32 * R, split, z);
+}
+
+template <typename T, int NN>
+static __device__ __forceinline__ void dot(const dlg_narrow_args &a)
+{
+  typedef dot_shape<T, NN> S;
+  __shared__ __align__(16) typename S::A xs[NN * S::PITCH];
+  if (a.vec) dot_rows<T, NN, true>(a, xs);
+  else dot_rows<T, NN, false>(a, xs);
+}
+
+/* ---- axpy: W rows-contiguous ---- */
+
+template <typename T, int NN> struct axpy_shape {
+  typedef typename in<T>::acc A;
+  enum { RT = DLG_NARROW_AXPY_RT(in<T>::ID, NN),
+         WORDS = RT * (int)sizeof(T) / 4,
+         U = 16 / WORDS,           /* columns of W a warp loads at once: 16 registers */
+         GROUP = WARPS * U,        /* columns the block covers per step */
+         PER = 16 / (int)sizeof(A),
+         KC = SMEM / (NN * (int)sizeof(A)) < KC_MAX ? SMEM / (NN * (int)sizeof(A)) : KC_MAX,
+         TREE = WARPS / 2 * 32 * RT * NN, /* the first round of the warps' sums */
+         ELEMS = KC * NN > TREE ? KC * NN : TREE,
+         MINB = RT * NN * (int)sizeof(A) >= 256 ? 1 : 2 };
+};
+
+/* One column of W: a lane's RT rows (u) times X's row l (xrow, the same for
+ * every lane: a broadcast). */
+template <typename T, int NN>
+static __device__ __forceinline__ void axpy_fma(
+    typename in<T>::acc (&acc)[axpy_shape<T, NN>::RT][NN], const unsigned *u,
+    const typename in<T>::acc *xrow)
+{
+  typedef axpy_shape<T, NN> S;
+  typedef typename S::A A;
+  A w[S::RT];
+#pragma unroll
+  for (int r = 0; r < S::RT; r++) w[r] = in<T>::at(u, r);
+  if constexpr (NN % S::PER == 0) {
+#pragma unroll
+    for (int j0 = 0; j0 < NN; j0 += S::PER) {
+      A xv[S::PER];
+      lds16(xv, xrow + j0);
+#pragma unroll
+      for (int e = 0; e < S::PER; e++)
+#pragma unroll
+        for (int r = 0; r < S::RT; r++) acc[r][j0 + e] = mad(w[r], xv[e], acc[r][j0 + e]);
+    }
+  } else {
+#pragma unroll
+    for (int j = 0; j < NN; j++) {
+      const A xv = xrow[j];
+#pragma unroll
+      for (int r = 0; r < S::RT; r++) acc[r][j] = mad(w[r], xv, acc[r][j]);
+    }
+  }
+}
+
+/* A warp on 32 * RT rows of W, its share of the block's k range, X staged
+ * a chunk at a time.  SASS (sm_90, CUDA 13), the VEC main loop, one group
+ * of columns (the loop also holds the guarded element-by-element group,
+ * taken at the end of k and by the last rows' lanes only):
+ *   f16, nn 16: 8 LDG.E.64 (8 columns), 512 FFMA, 32 LDS.128 (X's rows,
+ *     broadcast), 32 HADD2.F32 (float16 to float); 128 registers.
+ *   f64, nn 8: 4 LDG.E.128, 64 DFMA, 16 LDS.128; 118 registers.
+ *   f32, nn 1 (GEMV's N): 4 LDG.E.128, 16 FFMA; 56 registers. */
+template <typename T, int NN, bool VEC>
+static __device__ __forceinline__ void axpy_rows(const dlg_narrow_args &a, typename in<T>::acc *sm)
+{
+  typedef axpy_shape<T, NN> S;
+  typedef typename S::A A;
+  enum { RT = S::RT, U = S::U, GROUP = S::GROUP, KC = S::KC };
+  const int warp = (int)threadIdx.x / 32, lane = (int)threadIdx.x & 31;
+  const int i0 = (int)(blockIdx.x * 32 + lane) * RT, split = (int)blockIdx.y, z = (int)blockIdx.z;
+  const int kb = split * a.kchunk, ke = min(a.k, kb + a.kchunk);
+  const int valid = a.rows - i0; /* this lane's rows inside W: all of them from RT on */
+  const bool whole = VEC && valid >= RT;
+  const T *w = static_cast<const T *>(a.w) + z * a.sw + (valid > 0 ? i0 : 0);
+  const T *x = static_cast<const T *>(a.x) + z * a.sx;
+  A acc[RT][NN];
+#pragma unroll
+  for (int r = 0; r < RT; r++)
+#pragma unroll
+    for (int j = 0; j < NN; j++) acc[r][j] = A(0);
+  for (int c0 = kb; c0 < ke; c0 += KC) {
+    const int len = min((int)KC, ke - c0);
+    __syncthreads(); /* the last chunk's readers are done with sm */
+    stage<T, NN>(sm, x, a, c0, len, (len + GROUP - 1) / GROUP * GROUP, NN, 1);
+    __syncthreads();
+    for (int g = warp * U; g < len; g += GROUP) {
+      const T *p = w + (long long)(c0 + g) * a.ldw;
+      unsigned u[U][S::WORDS];
+      if (whole && g + U <= len) {
+#pragma unroll
+        for (int t = 0; t < U; t++) load_vec<T, RT>(u[t], p + t * a.ldw);
+      } else {
+#pragma unroll
+        for (int t = 0; t < U; t++)
+          load_elems<T, RT>(u[t], p + t * a.ldw, g + t < len ? valid : 0);
+      }
+#pragma unroll
+      for (int t = 0; t < U; t++) axpy_fma<T, NN>(acc, u[t], sm + (g + t) * NN);
+    }
+  }
+  /* the 8 warps' sums: 4 + 4, 2 + 2, 1 + 1 through shared memory */
+#pragma unroll
+  for (int half = WARPS / 2; half > 0; half /= 2) {
+    __syncthreads();
+    if (warp >= half && warp < 2 * half)
+#pragma unroll
+      for (int r = 0; r < RT; r++)
+#pragma unroll
+        for (int j = 0; j < NN; j++) sm[(((warp - half) * RT + r) * NN + j) * 32 + lane] = acc[r][j];
+    __syncthreads();
+    if (warp < half)
+#pragma unroll
+      for (int r = 0; r < RT; r++)
+#pragma unroll
+        for (int j = 0; j < NN; j++) acc[r][j] += sm[((warp * RT + r) * NN + j) * 32 + lane];
+  }
+  /* warp 0 holds the block's sums: into a part of sm the last round left
+   * alone, for the block's stores */
+  A *res = sm + 32 * RT * NN;
+  if (warp == 0)
+#pragma unroll
+    for (int r = 0; r < RT; r++)
+#pragma unroll
+      for (int j = 0; j < NN; j++) res[j * 32 * RT + lane * RT + r] = acc[r][j];
+  __syncthreads();
+  put_block<32 * RT>(a, res, (int)blockIdx.x * 32 * RT, split, z);
+}
+
+template <typename T, int NN>
+static __device__ __forceinline__ void axpy(const dlg_narrow_args &a)
+{
+  __shared__ __align__(16) typename axpy_shape<T, NN>::A sm[axpy_shape<T, NN>::ELEMS];
+  if (a.vec) axpy_rows<T, NN, true>(a, sm);
+  else axpy_rows<T, NN, false>(a, sm);
+}
+
+/* The splits' sums of each (batch entry, row, column), in split order. */
+template <typename A>
+static __device__ __forceinline__ void reduce(const dlg_narrow_args &a, int batch)
+{
+  const long long per = (long long)a.rows * a.nn, total = per * batch;
+  for (long long e = blockIdx.x * (long long)blockDim.x + threadIdx.x; e < total;
+       e += (long long)gridDim.x * blockDim.x) {
+    const long long z = e / per, ij = e % per;
+    const A *p = static_cast<const A *>(a.work) + z * a.splits * per + ij;
+    A s = A(0);
+    for (int q = 0; q < a.splits; q++) s += p[q * per];
+    store_c(a, z, (int)(ij % a.rows), (int)(ij / a.rows), s);
+  }
+}
+
+} /* namespace narrow */
+
+/* 128 registers (2 blocks of 8 warps an SM), or with 64 registers of
+ * accumulators 255 (one block: 128 spilled). */
+#define DLG_NARROW_KERNEL(layout, name, T, NN)                                               \
+  extern "C" __global__ void __launch_bounds__(DLG_NARROW_THREADS,                          \
+                                               narrow::layout##_shape<T, NN>::MINB)         \
+      dlg_narrow_##layout##_##name##_##NN(const dlg_narrow_args a)                           \
+  {                                                                                          \
+    narrow::layout<T, NN>(a);                                                                \
+  }
+#define DLG_NARROW_BUCKETS_OF(layout, name, T)                                                \
+  DLG_NARROW_KERNEL(layout, name, T, 1)                                                      \
+  DLG_NARROW_KERNEL(layout, name, T, 2)                                                      \
+  DLG_NARROW_KERNEL(layout, name, T, 4)                                                      \
+  DLG_NARROW_KERNEL(layout, name, T, 8)                                                      \
+  DLG_NARROW_KERNEL(layout, name, T, 16)
+#define DLG_NARROW_TYPES_OF(layout)                                                           \
+  DLG_NARROW_BUCKETS_OF(layout, f32, float)                                                  \
+  DLG_NARROW_BUCKETS_OF(layout, f64, double)                                                 \
+  DLG_NARROW_BUCKETS_OF(layout, f16, __half)                                                 \
+  DLG_NARROW_BUCKETS_OF(layout, bf16, __nv_bfloat16)
+
+DLG_NARROW_TYPES_OF(dot)
+DLG_NARROW_TYPES_OF(axpy)
+
+extern "C" __global__ void __launch_bounds__(256) dlg_narrow_reduce_f(const dlg_narrow_args a,
+                                                                      int batch)
+{
+  narrow::reduce<float>(a, batch);
+}
+extern "C" __global__ void __launch_bounds__(256) dlg_narrow_reduce_d(const dlg_narrow_args a,
+                                                                      int batch)
+{
+  narrow::reduce<double>(a, batch);
+}

@@ -1,0 +1,57 @@
+/*
+ * narrow_args.h - the kernel parameter and shape constants of the narrow
+ * kernels (narrow.cu: products whose C is at most 16 wide on one side),
+ * shared with their launcher (plugin/cuda/device/narrow.c, plain C), so
+ * the two cannot disagree.
+ */
+#ifndef DLG_NARROW_ARGS_H
+#define DLG_NARROW_ARGS_H
+
+#include "hgemm_args.h" /* DLG_HOUT_*: C's type for 16-bit inputs */
+
+/* C = alpha * W X + beta * C with W rows x k (the wide operand), X k x nn
+ * (nn <= 16), C rows x nn, for batch entry z (blockIdx.z) at
+ *   W(i, l) = w[z * sw + i * ldw + l]   (the dot kernels: W k-contiguous)
+ *   W(i, l) = w[z * sw + i + l * ldw]   (the axpy kernels: W rows-contiguous)
+ *   X(l, j) = x[z * sx + l * xks + j * xjs]
+ *   C(i, j) = c[z * sc + i * crs + j * ccs].
+ * Split s (blockIdx.y) covers k in [s * kchunk, min(k, (s + 1) * kchunk)).
+ * With work NULL the blocks write C; otherwise each writes its unscaled
+ * partial sums to work[((z * splits + s) * nn + j) * rows + i] (float, or
+ * double for the FP64 kernels) and dlg_narrow_reduce_* adds them into C.
+ * alpha == 0 arrives as k == 0: A and B are not read. */
+typedef struct dlg_narrow_args {
+  const void *w, *x;
+  void *c, *work;
+  long long ldw, xks, xjs, crs, ccs;
+  long long sw, sx, sc; /* batch strides (elements); 0 broadcasts */
+  double alpha, beta;   /* the float kernels round them to float */
+  int rows, k, nn;
+  int kchunk, splits;
+  int vec;    /* W, its ld and batch stride allow 16-byte loads */
+  int c_type; /* DLG_HOUT_*: C's type for float / float16 / bfloat16 inputs */
+} dlg_narrow_args;
+
+/* Input types, nn buckets (kernels for nn up to 1, 2, 4, 8, 16), layouts of
+ * W; the kernels are dlg_narrow_<dot|axpy>_<f32|f64|f16|bf16>_<bucket>. */
+enum { DLG_NARROW_F32, DLG_NARROW_F64, DLG_NARROW_F16, DLG_NARROW_BF16, DLG_NARROW_TYPES };
+enum { DLG_NARROW_BUCKETS = 5, DLG_NARROW_MAX_NN = 16 };
+enum { DLG_NARROW_DOT = 0, DLG_NARROW_AXPY = 1 };
+
+#define DLG_NARROW_THREADS 256
+/* Split boundaries are multiples of this: of every kernel's step along k
+ * (dot: 8 lanes of 16 bytes; axpy: 8 warps of 4 or 8 columns), so only
+ * the end of k has a partial step. */
+#define DLG_NARROW_KALIGN 64
+#define DLG_NARROW_ES(t) ((t) == DLG_NARROW_F64 ? 8 : (t) == DLG_NARROW_F32 ? 4 : 2)
+/* Rows of W per lane: dot, R rows for each group of 8 lanes (4 groups a
+ * warp, 8 warps a block, all on the block's whole k range); axpy, RT
+ * consecutive rows (one warp wide, the 8 warps splitting k).  narrow.cu
+ * says why; both keep R * bucket accumulators at 64 registers or fewer. */
+#define DLG_NARROW_DOT_R(t, nn) ((t) == DLG_NARROW_F64 && (nn) > 8 ? 2 : 4)
+#define DLG_NARROW_AXPY_RT(t, nn) \
+  (16 / DLG_NARROW_ES(t) < 64 / (nn) ? 16 / DLG_NARROW_ES(t) : 64 / (nn))
+#define DLG_NARROW_BLOCK_ROWS(layout, t, nn) \
+  (32 * ((layout) == DLG_NARROW_AXPY ? DLG_NARROW_AXPY_RT(t, nn) : DLG_NARROW_DOT_R(t, nn)))
+
+#endif

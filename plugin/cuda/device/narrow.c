@@ -1,0 +1,152 @@
+/*
+ * narrow.c - from a dlg_gemm whose C is at most 16 wide on one side, on
+ * device memory, to launches of the narrow kernels (kernels/cuda/narrow.cu):
+ * float32 under every precision policy, float64, float16 and bfloat16.
+ *
+ * The rule (dlg_cuda_narrow_takes): min(m, n) <= 16, max(m, n) >= 256 and
+ * k >= 256.  Such a product is a stream of its wide operand with at most 16
+ * FMAs per element: the tile kernels (64 to 256 wide) compute mostly
+ * padding on it and read the operand at a fraction of HBM's rate
+ * (bench/NOTES.md: 0.23 to 0.36 of cuBLAS), where these kernels read it
+ * once at 16 bytes a lane.  Below 256 rows or 256 of k the wide operand is
+ * under 64 K elements, a few microseconds on any kernel, and the tile
+ * kernels keep what is launch-bound.  FP32 under the TF32 policies comes
+ * here too: full FP32 FMAs are at least as accurate, and a stream of memory
+ * gains nothing from the tensor cores.  DLGEMM_NARROW=0 turns the route off.
+ *
+ * The kernels see W (rows x k: the wide operand) times X (k x nn, nn the
+ * narrow side) into C as rows x nn: where m is the narrow side that is
+ * C^T = op(B)^T op(A)^T, C addressed through swapped strides.  The host
+ * picks the kernel by W's contiguous dimension and nn's bucket, and splits
+ * k across blocks when the rows alone give too few.
+ */
+#include <stdint.h>
+#include <string.h>
+#include "core/config.h"
+#include "core/errors.h"
+#include "cuda/device/driver.h"
+#include "cuda/device/narrow.h"
+
+int dlg_cuda_narrow_takes(const dlg_gemm *g)
+{
+  const int64_t lo = g->m < g->n ? g->m : g->n, hi = g->m < g->n ? g->n : g->m;
+  /* 2^30: the kernels' row and k indices, and a split's end, stay in 32 bits */
+  return dlg_config_get()->narrow && !dlg_is_complex(g->dtype) && lo >= 1 &&
+         lo <= DLG_NARROW_MAX_NN && hi >= 256 && hi <= INT32_MAX / 2 && g->k >= 256 &&
+         g->k <= INT32_MAX / 2;
+}
+
+/* The kernels' view of g (narrow_args.h), and W's layout (DLG_NARROW_DOT
+ * or _AXPY).  W(i, l) = w[i * wr + l * wk], one of the two strides 1 (the
+ * layouts are canonical by now, core/gemm.h). */
+static int orient(const dlg_gemm *g, dlg_narrow_args *a)
+{
+  const int tr = g->m < g->n; /* m is the narrow side: C^T = B^T A^T */
+  const dlg_matrix *w = tr ? &g->b : &g->a, *x = tr ? &g->a : &g->b;
+  const int64_t wr = tr ? w->cs : w->rs, wk = tr ? w->rs : w->cs;
+  const long long per16 = 16 / (long long)dlg_elem_size(g->dtype_in);
+  memset(a, 0, sizeof *a);
+  a->w = w->data, a->x = x->data, a->c = g->c.data;
+  a->ldw = wk == 1 ? wr : wk;
+  a->xks = tr ? x->cs : x->rs, a->xjs = tr ? x->rs : x->cs;
+  a->crs = tr ? g->c.cs : g->c.rs, a->ccs = tr ? g->c.rs : g->c.cs;
+  a->sw = w->bs, a->sx = x->bs, a->sc = g->c.bs;
+  a->rows = (int)(tr ? g->n : g->m), a->nn = (int)(tr ? g->m : g->n);
+  a->k = g->alpha == 0 ? 0 : (int)g->k; /* C = beta * C, A and B not read (BLAS) */
+  a->alpha = g->alpha, a->beta = g->beta;
+  a->vec = (uintptr_t)w->data % 16 == 0 && a->ldw % per16 == 0 && a->sw % per16 == 0;
+  a->c_type = g->dtype == DLG_F16 ? DLG_HOUT_F16 : g->dtype == DLG_BF16 ? DLG_HOUT_BF16
+                                                                         : DLG_HOUT_F32;
+  return wk == 1 ? DLG_NARROW_DOT : DLG_NARROW_AXPY;
+}
+
+/* Splits of k for `blocks` blocks of rows (times the batch): enough blocks
+ * for two rounds of the kernel's slots on every SM, so that the SMs keep
+ * enough of W in flight while the last blocks finish; each split streams
+ * at least 1 KB of each of its rows, so that a block's staging of X and its
+ * sums' trip through the workspace stay small beside it.
+ * DLGEMM_NARROW_SPLITS pins the count. */
+static void split(const dlg_cuda_device *dev, int occupancy, long long blocks, size_t es,
+                  dlg_narrow_args *a)
+{
+  const int pin = dlg_config_get()->narrow_splits;
+  const long long most = pin ? (a->k + DLG_NARROW_KALIGN - 1) / DLG_NARROW_KALIGN
+                             : a->k / (1024 / (long long)es);
+  long long s = pin ? pin : (2LL * dev->sms * occupancy + blocks - 1) / blocks;
+  if (s > most) s = most;
+  if (s > 65535) s = 65535;
+  if (s < 1) s = 1;
+  a->kchunk = (int)(((a->k + s - 1) / s + DLG_NARROW_KALIGN - 1) / DLG_NARROW_KALIGN *
+                    DLG_NARROW_KALIGN);
+  if (a->kchunk == 0) a->kchunk = DLG_NARROW_KALIGN; /* k = 0: one split of nothing */
+  a->splits = (a->k + a->kchunk - 1) / a->kchunk;
+  if (a->splits < 1) a->splits = 1;
+}
+
+/* The kernel on nb batch entries, blocks of block_rows rows; split k, its
+ * partial sums go through a pooled workspace and the reduce kernel.  No
+ * workspace to be had: one split, the kernel writing C itself. */
+static CUresult launch(const dlg_cuda_api *cu, const dlg_cuda_device *dev, CUfunction f,
+                       int f64, dlg_narrow_args p, int block_rows, int nb, CUstream stream)
+{
+  const size_t acc = f64 ? 8 : 4;
+  CUdeviceptr work = 0;
+  CUresult r;
+  void *params[] = {&p};
+  if (p.splits > 1 &&
+      cu->MemAllocFromPoolAsync(&work, (size_t)nb * p.splits * p.rows * p.nn * acc, dev->pool,
+                                stream)) {
+    p.kchunk = (p.k + DLG_NARROW_KALIGN - 1) / DLG_NARROW_KALIGN * DLG_NARROW_KALIGN;
+    p.splits = 1, work = 0;
+  }
+  p.work = (void *)(uintptr_t)work;
+  r = cu->LaunchKernel(f, (unsigned)((p.rows + block_rows - 1) / block_rows), (unsigned)p.splits,
+                       (unsigned)nb, DLG_NARROW_THREADS, 1, 1, 0, stream, params, NULL);
+  if (!r && work) {
+    const long long total = (long long)nb * p.rows * p.nn;
+    const unsigned blocks = (unsigned)((total + 255) / 256 < 4096 ? (total + 255) / 256 : 4096);
+    void *rp[] = {&p, &nb};
+    r = cu->LaunchKernel(dev->narrow_reduce[f64], blocks, 1, 1, 256, 1, 1, 0, stream, rp, NULL);
+  }
+  if (work) cu->MemFreeAsync(work, stream);
+  return r;
+}
+
+dlgemm_status dlg_cuda_narrow(dlg_cuda_device *dev, const dlg_gemm *g, CUstream stream)
+{
+  char why[160];
+  const dlg_cuda_api *cu = dlg_cuda_api_get(why, sizeof why);
+  const int type = g->dtype_in == DLG_F64   ? DLG_NARROW_F64
+                   : g->dtype_in == DLG_F16  ? DLG_NARROW_F16
+                   : g->dtype_in == DLG_BF16 ? DLG_NARROW_BF16
+                                             : DLG_NARROW_F32;
+  const size_t es = dlg_elem_size(g->dtype_in), ces = dlg_elem_size(g->dtype);
+  const long long zmax = 65535;
+  dlg_narrow_args a;
+  int layout, bucket = 0, rows_per_block, splits = 1;
+  long long b0;
+  CUresult r = CUDA_SUCCESS;
+
+  if (!cu) return dlg_fail(DLGEMM_ERR_BACKEND_FAILED, "%s", why);
+  layout = orient(g, &a);
+  while ((1 << bucket) < a.nn) bucket++;
+  rows_per_block = DLG_NARROW_BLOCK_ROWS(layout, type, 1 << bucket);
+  for (b0 = 0; b0 < g->batch && !r; b0 += zmax) {
+    dlg_narrow_args p = a;
+    const int nb = (int)(g->batch - b0 < zmax ? g->batch - b0 : zmax);
+    p.w = (const char *)a.w + b0 * a.sw * (long long)es;
+    p.x = (const char *)a.x + b0 * a.sx * (long long)es;
+    p.c = (char *)a.c + b0 * a.sc * (long long)ces;
+    split(dev, dev->narrow_occ[layout][type][bucket],
+          (long long)nb * ((a.rows + rows_per_block - 1) / rows_per_block), es, &p);
+    if (!b0) splits = p.splits;
+    r = launch(cu, dev, dev->narrow[layout][type][bucket], type == DLG_NARROW_F64, p,
+               rows_per_block, nb, stream);
+  }
+  if (r)
+    return dlg_fail(DLGEMM_ERR_BACKEND_FAILED, "CUDA kernel launch failed: %s", dlg_cuda_error(r));
+  if (dlg_config_get()->verbose) /* the DLGEMM_VERBOSE line says which kernel (tests look) */
+    dlg_note("narrow %s kernel, nn %d of %d, k in %d split(s)",
+             layout == DLG_NARROW_DOT ? "dot" : "axpy", a.nn, 1 << bucket, splits);
+  return DLGEMM_OK;
+}

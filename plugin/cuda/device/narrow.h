@@ -1,0 +1,18 @@
+/*
+ * narrow.h - products whose C is at most 16 wide on one side (GEMV-like,
+ * decode) on the narrow kernels (narrow.cu), for every real type.
+ */
+#ifndef DLG_CUDA_NARROW_H
+#define DLG_CUDA_NARROW_H
+
+#include "cuda/device/device.h"
+
+/* Whether g is one for the narrow kernels (narrow.c says which and why);
+ * always 0 under DLGEMM_NARROW=0. */
+int dlg_cuda_narrow_takes(const dlg_gemm *g);
+
+/* Queue g, one that dlg_cuda_narrow_takes, on stream (operands in this
+ * device's memory, its context current, its narrow kernels loaded). */
+dlgemm_status dlg_cuda_narrow(dlg_cuda_device *dev, const dlg_gemm *g, CUstream stream);
+
+#endif
