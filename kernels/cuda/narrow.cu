@@ -514,6 +514,127 @@ static __device__ __forceinline__ void reduce(const dlg_narrow_args &a, int batc
   }
 }
 
+/* ---- tc: 16-bit W k-contiguous, nn 5 to 16, on the tensor cores ----
+ *
+ * The dot kernel's FP32 FMAs bound a 16-bit decode (4096 x 16 x 4096 ran at
+ * 0.46 of cuBLAS): 16 FMAs per 2-byte element is more than the SM's FMA
+ * rate against HBM's.  Here mma.sync m16n8k16 does them: a warp owns TC_RG
+ * groups of 16 rows, X's 16 columns are two n8 tiles.  The sum over k does
+ * not care which k pairs a fragment register holds, as long as A's and B's
+ * agree, so each lane loads 8 consecutive k (16 bytes) of its rows g and
+ * g + 8 and of X's column g, and step s of two k16 mmas takes words 2s and
+ * 2s + 1 of them as the fragment's k pairs (2t, 2t + 1) and (2t + 8, 2t +
+ * 9): a warp's loads of a row are 64 contiguous bytes, no shuffles.  X is
+ * staged 16-bit, [column][k] with rows padded to 64 bytes mod 128 so that
+ * the 8 lanes of a quarter-warp read 8 different 16-byte bank groups.  The
+ * block's sums leave through the staging buffer and put_block. */
+enum { TC_RG = 1, TC_STEP = 32, TC_KX = 1024, TC_PITCH = TC_KX + 32,
+       TC_ROWS = WARPS * 16 * TC_RG };
+static_assert(TC_ROWS * 16 * 4 <= 16 * TC_PITCH * 2, "the sums fit in X's staging buffer");
+static_assert(TC_ROWS == DLG_NARROW_TC_ROWS, "narrow_args.h and the kernel agree");
+
+template <typename T>
+static __device__ __forceinline__ void mma16816(float (&d)[4], const uint4 &a0, const uint4 &a1,
+                                                unsigned b0, unsigned b1, int s)
+{
+  const unsigned x0 = s ? a0.z : a0.x, x1 = s ? a1.z : a1.x, x2 = s ? a0.w : a0.y,
+                 x3 = s ? a1.w : a1.y;
+  if (in<T>::ID == DLG_NARROW_BF16)
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, "
+                 "{%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                 : "r"(x0), "r"(x1), "r"(x2), "r"(x3), "r"(b0), "r"(b1));
+  else
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, "
+                 "{%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                 : "r"(x0), "r"(x1), "r"(x2), "r"(x3), "r"(b0), "r"(b1));
+}
+
+/* 8 elements of a row from k, those at or past end zero (the last step). */
+template <typename T>
+static __device__ __forceinline__ uint4 load8(const T *row, int k, int end)
+{
+  if (k + 8 <= end) return __ldg(reinterpret_cast<const uint4 *>(row + k));
+  unsigned short v[8];
+  const unsigned short *r = reinterpret_cast<const unsigned short *>(row);
+#pragma unroll
+  for (int e = 0; e < 8; e++) v[e] = k + e < end ? r[k + e] : 0;
+  return make_uint4(v[0] | (unsigned)v[1] << 16, v[2] | (unsigned)v[3] << 16,
+                    v[4] | (unsigned)v[5] << 16, v[6] | (unsigned)v[7] << 16);
+}
+
+template <typename T, int NT>
+static __device__ __forceinline__ void tc(const dlg_narrow_args &a)
+{
+  __shared__ __align__(16) unsigned short xs[16 * TC_PITCH];
+  const int lane = (int)threadIdx.x % 32, warp = (int)threadIdx.x / 32, g = lane / 4, t = lane % 4;
+  const int z = (int)blockIdx.z, split = (int)blockIdx.y;
+  const int row0 = (int)blockIdx.x * TC_ROWS + warp * 16 * TC_RG;
+  const int kb = split * a.kchunk, ke = min(a.k, kb + a.kchunk);
+  const T *w = static_cast<const T *>(a.w) + z * a.sw;
+  const unsigned short *x = static_cast<const unsigned short *>(a.x) + z * a.sx;
+  const T *rp[TC_RG][2]; /* rows g and g + 8 of each group, the last row past the end */
+  float acc[TC_RG][NT][4];
+#pragma unroll
+  for (int q = 0; q < TC_RG; q++) {
+#pragma unroll
+    for (int h = 0; h < 2; h++) rp[q][h] = w + (long long)min(row0 + 16 * q + g + 8 * h, a.rows - 1) * a.ldw;
+#pragma unroll
+    for (int n = 0; n < NT; n++)
+#pragma unroll
+      for (int e = 0; e < 4; e++) acc[q][n][e] = 0.f;
+  }
+  for (int c0 = kb; c0 < ke; c0 += TC_KX) {
+    const int len = min((int)TC_KX, ke - c0), padded = (len + TC_STEP - 1) / TC_STEP * TC_STEP;
+    __syncthreads(); /* the last chunk's readers are done */
+    for (int e = (int)threadIdx.x; e < 8 * NT * padded; e += THREADS) {
+      const int j = e / padded, l = e % padded;
+      xs[j * TC_PITCH + l] = j < a.nn && l < len ? x[(long long)(c0 + l) * a.xks + j * a.xjs] : 0;
+    }
+    __syncthreads();
+    /* two steps' loads in flight, 4 of 16 bytes a lane: 2 KB a warp, 32 KB
+     * an SM at two blocks, past HBM's rate-latency product.  One group of
+     * rows a warp (TC_RG) keeps the blocks small: a 4096-row decode is 32
+     * blocks of rows, times 8 splits of k, where 4 groups (512 rows) left
+     * 64 blocks for 132 SMs (0.50 of cuBLAS) */
+#pragma unroll 2
+    for (int l0 = 0; l0 < len; l0 += TC_STEP) {
+      const int k = c0 + l0 + 8 * t;
+      uint4 av[TC_RG][2], bv[NT];
+#pragma unroll
+      for (int q = 0; q < TC_RG; q++)
+#pragma unroll
+        for (int h = 0; h < 2; h++) av[q][h] = load8(rp[q][h], k, ke);
+#pragma unroll
+      for (int n = 0; n < NT; n++)
+        bv[n] = *reinterpret_cast<const uint4 *>(xs + (8 * n + g) * TC_PITCH + l0 + 8 * t);
+#pragma unroll
+      for (int s = 0; s < 2; s++)
+#pragma unroll
+        for (int q = 0; q < TC_RG; q++)
+#pragma unroll
+          for (int n = 0; n < NT; n++)
+            mma16816<T>(acc[q][n], av[q][0], av[q][1], s ? bv[n].z : bv[n].x, s ? bv[n].w : bv[n].y, s);
+    }
+  }
+  /* C fragment: element e of (q, n) is row 16q + g + 8 (e / 2), column
+   * 8n + 2t + e % 2; to res[j * TC_ROWS + i] for put_block */
+  float *res = reinterpret_cast<float *>(xs);
+  __syncthreads();
+#pragma unroll
+  for (int q = 0; q < TC_RG; q++)
+#pragma unroll
+    for (int n = 0; n < NT; n++)
+#pragma unroll
+      for (int e = 0; e < 4; e++) {
+        const int i = warp * 16 * TC_RG + 16 * q + g + 8 * (e / 2), j = 8 * n + 2 * t + e % 2;
+        if (j < a.nn) res[j * TC_ROWS + i] = acc[q][n][e];
+      }
+  __syncthreads();
+  put_block<TC_ROWS>(a, res, (int)blockIdx.x * TC_ROWS, split, z);
+}
+
 } /* namespace narrow */
 
 /* 128 registers (2 blocks of 8 warps an SM), or with 64 registers of
@@ -539,6 +660,18 @@ static __device__ __forceinline__ void reduce(const dlg_narrow_args &a, int batc
 
 DLG_NARROW_TYPES_OF(dot)
 DLG_NARROW_TYPES_OF(axpy)
+
+/* dlg_narrow_tc_<f16|bf16>_<8|16>: the tensor-core dot kernels */
+#define DLG_NARROW_TC(name, T, NN)                                                            \
+  extern "C" __global__ void __launch_bounds__(DLG_NARROW_THREADS, 2)                        \
+      dlg_narrow_tc_##name##_##NN(const dlg_narrow_args a)                                   \
+  {                                                                                          \
+    narrow::tc<T, NN / 8>(a);                                                                \
+  }
+DLG_NARROW_TC(f16, __half, 8)
+DLG_NARROW_TC(f16, __half, 16)
+DLG_NARROW_TC(bf16, __nv_bfloat16, 8)
+DLG_NARROW_TC(bf16, __nv_bfloat16, 16)
 
 extern "C" __global__ void __launch_bounds__(256) dlg_narrow_reduce_f(const dlg_narrow_args a,
                                                                       int batch)

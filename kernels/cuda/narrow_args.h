@@ -51,6 +51,9 @@ enum { DLG_NARROW_DOT = 0, DLG_NARROW_AXPY = 1 };
 #define DLG_NARROW_DOT_R(t, nn) ((t) == DLG_NARROW_F64 && (nn) > 8 ? 2 : 4)
 #define DLG_NARROW_AXPY_RT(t, nn) \
   (16 / DLG_NARROW_ES(t) < 64 / (nn) ? 16 / DLG_NARROW_ES(t) : 64 / (nn))
+/* The tensor-core dot kernels (16-bit W k-contiguous, 16-byte aligned, nn
+ * 5 to 16): 8 warps of 16 rows a block. */
+#define DLG_NARROW_TC_ROWS 128
 #define DLG_NARROW_BLOCK_ROWS(layout, t, nn) \
   (32 * ((layout) == DLG_NARROW_AXPY ? DLG_NARROW_AXPY_RT(t, nn) : DLG_NARROW_DOT_R(t, nn)))
 

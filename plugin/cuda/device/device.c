@@ -175,10 +175,19 @@ static void load_narrow(const dlg_cuda_api *cu, dlg_cuda_device *dev)
       r = cu->OccupancyMaxActiveBlocksPerMultiprocessor(&dev->narrow_occ[l][ty][b],
                                                         dev->narrow[l][ty][b], DLG_NARROW_THREADS, 0);
   }
+  for (t = 0; !r && t < 4; t++) {
+    snprintf(name, sizeof name, "dlg_narrow_tc_%s_%d", t / 2 ? "bf16" : "f16", t % 2 ? 16 : 8);
+    r = get_kernel(cu, dev, "narrow", name, 0, &dev->narrow_tc[t / 2][t % 2]);
+    if (!r)
+      r = cu->OccupancyMaxActiveBlocksPerMultiprocessor(&dev->narrow_tc_occ[t / 2][t % 2],
+                                                        dev->narrow_tc[t / 2][t % 2],
+                                                        DLG_NARROW_THREADS, 0);
+  }
   if (!r) r = get_kernel(cu, dev, "narrow", "dlg_narrow_reduce_f", 0, &dev->narrow_reduce[0]);
   if (!r) r = get_kernel(cu, dev, "narrow", "dlg_narrow_reduce_d", 0, &dev->narrow_reduce[1]);
   if (r) {
     memset(dev->narrow, 0, sizeof dev->narrow);
+    memset(dev->narrow_tc, 0, sizeof dev->narrow_tc);
     memset(dev->narrow_reduce, 0, sizeof dev->narrow_reduce);
   }
 }

@@ -51,6 +51,9 @@ typedef struct dlg_cuda_device {
   CUfunction narrow[2][DLG_NARROW_TYPES][DLG_NARROW_BUCKETS];
   int narrow_occ[2][DLG_NARROW_TYPES][DLG_NARROW_BUCKETS];
   CUfunction narrow_reduce[2];
+  /* narrow.cu's tensor-core dot kernels, [f16, bf16][nn up to 8, 16]; NULL where absent */
+  CUfunction narrow_tc[2][2];
+  int narrow_tc_occ[2][2];
   CUmemoryPool pool; /* split-K workspaces: stream-ordered, kept for reuse */
   int sms;
   char name[96], bus_id[32]; /* for the routing model's cache key and messages */

@@ -123,7 +123,8 @@ dlgemm_status dlg_cuda_narrow(dlg_cuda_device *dev, const dlg_gemm *g, CUstream 
   const size_t es = dlg_elem_size(g->dtype_in), ces = dlg_elem_size(g->dtype);
   const long long zmax = 65535;
   dlg_narrow_args a;
-  int layout, bucket = 0, rows_per_block, splits = 1;
+  int layout, bucket = 0, rows_per_block, splits = 1, occ, tc = 0;
+  CUfunction f;
   long long b0;
   CUresult r = CUDA_SUCCESS;
 
@@ -131,22 +132,30 @@ dlgemm_status dlg_cuda_narrow(dlg_cuda_device *dev, const dlg_gemm *g, CUstream 
   layout = orient(g, &a);
   while ((1 << bucket) < a.nn) bucket++;
   rows_per_block = DLG_NARROW_BLOCK_ROWS(layout, type, 1 << bucket);
+  f = dev->narrow[layout][type][bucket], occ = dev->narrow_occ[layout][type][bucket];
+  /* 16-bit W k-contiguous with more than 4 columns: the FP32 FMAs would
+   * bound it, the tensor-core kernel (narrow.cu, "tc") takes it */
+  if (layout == DLG_NARROW_DOT && type >= DLG_NARROW_F16 && bucket >= 3 && a.vec &&
+      dev->narrow_tc[type - DLG_NARROW_F16][bucket - 3]) {
+    f = dev->narrow_tc[type - DLG_NARROW_F16][bucket - 3];
+    occ = dev->narrow_tc_occ[type - DLG_NARROW_F16][bucket - 3];
+    rows_per_block = DLG_NARROW_TC_ROWS, tc = 1;
+  }
   for (b0 = 0; b0 < g->batch && !r; b0 += zmax) {
     dlg_narrow_args p = a;
     const int nb = (int)(g->batch - b0 < zmax ? g->batch - b0 : zmax);
     p.w = (const char *)a.w + b0 * a.sw * (long long)es;
     p.x = (const char *)a.x + b0 * a.sx * (long long)es;
     p.c = (char *)a.c + b0 * a.sc * (long long)ces;
-    split(dev, dev->narrow_occ[layout][type][bucket],
-          (long long)nb * ((a.rows + rows_per_block - 1) / rows_per_block), es, &p);
+    split(dev, occ, (long long)nb * ((a.rows + rows_per_block - 1) / rows_per_block), es, &p);
     if (!b0) splits = p.splits;
-    r = launch(cu, dev, dev->narrow[layout][type][bucket], type == DLG_NARROW_F64, p,
-               rows_per_block, nb, stream);
+    r = launch(cu, dev, f, type == DLG_NARROW_F64, p, rows_per_block, nb, stream);
   }
   if (r)
     return dlg_fail(DLGEMM_ERR_BACKEND_FAILED, "CUDA kernel launch failed: %s", dlg_cuda_error(r));
   if (dlg_config_get()->verbose) /* the DLGEMM_VERBOSE line says which kernel (tests look) */
     dlg_note("narrow %s kernel, nn %d of %d, k in %d split(s)",
-             layout == DLG_NARROW_DOT ? "dot" : "axpy", a.nn, 1 << bucket, splits);
+             tc ? "tensor-core dot" : layout == DLG_NARROW_DOT ? "dot" : "axpy", a.nn, 1 << bucket,
+             splits);
   return DLGEMM_OK;
 }
