@@ -24,6 +24,12 @@ gate() { # description, expected exit status, arguments...
     echo "$out" | grep "GATE FAIL" | head -3
   fi
 }
+# The architectures the build made SASS for (a build for one, as on a GPU
+# machine with DLGEMM_CUDA_ARCHS=90, is gated on that one and says so).
+archs=$(grep -o "arch = sm_[0-9]*$" "$dir/sgemm_simt.sass" | sed 's/arch = //' | sort -u | tr '\n' ' ')
+for arch in sm_80 sm_90; do
+  case " $archs " in *" $arch "*) ;; *) echo "SKIP: no $arch SASS in this build (built for: $archs)" ;; esac
+done
 # Every embedded kernel, every architecture: no local memory, no stack.
 gate "no spills or stack frames in libdlgemm's kernels" 0 --gate-clean "$lib"
 # The SIMT kernels' main loops, every operand layout (rr, rk, kr, kk): an
@@ -34,7 +40,7 @@ gate "no spills or stack frames in libdlgemm's kernels" 0 --gate-clean "$lib"
 # large products) at 0.895: the segment loop around the same main loop
 # costs the 128 x 128 tile its uniform stage offsets on three layouts
 # (0.898-0.899; bench/NOTES.md v7).
-for arch in sm_80 sm_90; do
+for arch in $archs; do
   for tile in 128x128 256x128 128x256; do
     gate "dlg_sgemm_$tile $arch main loop: FFMA >= 0.90, LDS.128" 0 \
       --gate-loop 0.90 --gate-op LDS.128 --kernel "dlg_sgemm_${tile}_" --arch $arch "$dir/sgemm_simt.sass"
@@ -59,8 +65,13 @@ for bn in 256 192 128; do
 done
 # The narrow kernels stream W in 16-byte loads where it is aligned: every
 # dot kernel, and the axpy kernels of 4- and 8-byte types (16-bit ones load
-# 8 bytes a lane at 16 columns, to hold their accumulators).
-for arch in sm_80 sm_90; do
+# 8 bytes a lane at 16 columns, to hold their accumulators); the 16-bit
+# tensor-core dot kernels run HMMA.
+for arch in $archs; do
+  gate "dlg_narrow_tc_* $arch: HMMA, LDG.E.128" 0 --gate-has HMMA --gate-has LDG.E.128 \
+    --kernel dlg_narrow_tc_ --arch $arch "$dir/narrow.sass"
+done
+for arch in $archs; do
   for k in dot_ axpy_f32_ axpy_f64_; do
     gate "dlg_narrow_$k* $arch: LDG.E.128" 0 --gate-has LDG.E.128 --kernel "dlg_narrow_$k" \
       --arch $arch "$dir/narrow.sass"
