@@ -5,6 +5,7 @@
  * kernels (strict) or the tensor cores (the TF32 policies); a large
  * product's misaligned operands first copied where that pays (pad.c).
  */
+#include "core/config.h"
 #include "core/errors.h"
 #include "cuda/device/dgemm.h"
 #include "cuda/device/driver.h"
@@ -36,6 +37,9 @@ dlgemm_status dlg_cuda_gemm(dlg_cuda_device *dev, const dlg_gemm *g, CUstream st
   case 1:
     st = family(dev, &padded, stream);
     cu->MemFreeAsync(work, stream);
+    if (st == DLGEMM_OK && dlg_config_get()->verbose) /* why the call did more than its product */
+      dlg_note("%s%s copied to an aligned leading dimension first", padded.a.data != g->a.data ? "A" : "",
+               padded.b.data != g->b.data ? (padded.a.data != g->a.data ? " and B" : "B") : "");
     return st;
   default: return dlg_fail(DLGEMM_ERR_BACKEND_FAILED, "CUDA kernel launch failed (operand copy)");
   }
