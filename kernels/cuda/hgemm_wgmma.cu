@@ -444,6 +444,35 @@ static __device__ __forceinline__ unsigned staging_next(unsigned buf0, int store
   consumer_sync(1 + half);
   return buf0 + (stored & 1) * 8192;
 }
+/* Where part `part` of box q of a consumer's C (its rows from row0, its
+ * columns from col0) lies in the tensor map of C, in 16-bit units along C's
+ * contiguous dimension (c_tensor_map, hgemm.c): a 16-bit box is 64 x 64;
+ * an FP32 one 32 columns, as one 64-row box with c_trans and otherwise as
+ * two of 32 rows (parts 0 and 1, 4 KB apart in the staging buffer).  The
+ * epilogues' stores and the C loader's loads both ask here. */
+static __device__ __forceinline__ int c_parts(const dlg_hgemm_args &p)
+{
+  return p.c_type == DLG_HOUT_F32 && !p.c_trans ? 2 : 1;
+}
+static __device__ __forceinline__ int2 c_box(const dlg_hgemm_args &p, int row0, int col0, int q,
+                                             int part)
+{
+  if (p.c_type != DLG_HOUT_F32)
+    return p.c_trans ? make_int2(col0 + 64 * q, row0) : make_int2(row0, col0 + 64 * q);
+  return p.c_trans ? make_int2(2 * (col0 + 32 * q), row0)
+                   : make_int2(2 * (row0 + 32 * part), col0 + 32 * q);
+}
+/* The TMA stores of box q from buf, one bulk group. */
+static __device__ __forceinline__ void store_box(const dlg_hgemm_args &p, const CUtensorMap *mc,
+                                                 unsigned buf, int row0, int col0, int q, int z)
+{
+  for (int part = 0; part < c_parts(p); part++) {
+    const int2 at = c_box(p, row0, col0, q, part);
+    tma_store(mc, buf + 4096 * part, at.x, at.y, z);
+  }
+  tma_commit();
+}
+
 /* With beta != 0 the staging buffers are filled by the C loader (gemm's
  * warp 1): this consumer's next one once the TMA load of its box of C has
  * landed.  cbars: the consumer's two "loaded" mbarriers; its two "free"
@@ -526,9 +555,7 @@ static __device__ __forceinline__ void epilogue_tma(const dlg_hgemm_args &p, con
       else stmatrix4<true>(at, r0, r1, r2, r3);
     }
     if (staging_written(half)) {
-      if (p.c_trans) tma_store(mc, buf, col0 + 64 * q, row0, z);
-      else tma_store(mc, buf, row0, col0 + 64 * q, z);
-      tma_commit();
+      store_box(p, mc, buf, row0, col0, q, z);
       if (BETA) staging_release(cbars, stored);
     }
   }
@@ -581,18 +608,12 @@ static __device__ __forceinline__ void epilogue_tma_f32(const dlg_hgemm_args &p,
         else
           sts_f32(a0, v0), sts_f32(a1, v1);
       }
-    if (staging_written(half)) { /* coordinates in 16-bit units along C's contiguous dimension */
-      if (p.c_trans) tma_store(mc, buf, 2 * (col0 + 32 * q), row0, z);
-      else {
-        tma_store(mc, buf, 2 * row0, col0 + 32 * q, z);
-        tma_store(mc, buf + 4096, 2 * (row0 + 32), col0 + 32 * q, z);
-      }
-      tma_commit();
+    if (staging_written(half)) {
+      store_box(p, mc, buf, row0, col0, q, z);
       if (BETA) staging_release(cbars, stored);
     }
   }
 }
-
 
 /* Compile-time flags for the consumer's k-tile step: whether its first
  * wgmma starts the accumulator afresh. */
@@ -630,7 +651,7 @@ static __device__ __forceinline__ void load_c(const dlg_hgemm_args &p, const CUt
                                               unsigned c_stage, unsigned bars, int tiles_m,
                                               int tiles_n, int tiles)
 {
-  const int f32 = p.c_type == DLG_HOUT_F32, boxes = f32 ? BN / 32 : BN / 64;
+  const int boxes = p.c_type == DLG_HOUT_F32 ? BN / 32 : BN / 64;
   int n = 0; /* boxes loaded per consumer */
   for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
     int tm, tn, z;
@@ -642,12 +663,10 @@ static __device__ __forceinline__ void load_c(const dlg_hgemm_args &p, const CUt
         const int row0 = tm * BM + 64 * half, col0 = tn * BN;
         bar_wait(full + 32, ((n >> 1) & 1) ^ 1);
         bar_expect(full, 8192);
-        if (f32 && p.c_trans) tma_load(buf, mc, full, 2 * (col0 + 32 * q), row0, z);
-        else if (f32) {
-          tma_load(buf, mc, full, 2 * row0, col0 + 32 * q, z);
-          tma_load(buf + 4096, mc, full, 2 * (row0 + 32), col0 + 32 * q, z);
-        } else if (p.c_trans) tma_load(buf, mc, full, col0 + 64 * q, row0, z);
-        else tma_load(buf, mc, full, row0, col0 + 64 * q, z);
+        for (int part = 0; part < c_parts(p); part++) {
+          const int2 at = c_box(p, row0, col0, q, part);
+          tma_load(buf + 4096 * part, mc, full, at.x, at.y, z);
+        }
       }
   }
 }

@@ -158,6 +158,14 @@ static void load_wgmma(const dlg_cuda_api *cu, dlg_cuda_device *dev)
  * and how many blocks of each an SM holds (their split-K rule uses it).
  * A lookup that fails leaves all of them out, not the device: their
  * products then go to the tile kernels. */
+/* One narrow kernel and how many of its blocks an SM holds. */
+static CUresult narrow_kernel(const dlg_cuda_api *cu, dlg_cuda_device *dev, const char *name,
+                              CUfunction *f, int *occupancy)
+{
+  CUresult r = get_kernel(cu, dev, "narrow", name, 0, f);
+  return r ? r : cu->OccupancyMaxActiveBlocksPerMultiprocessor(occupancy, *f, DLG_NARROW_THREADS, 0);
+}
+
 static void load_narrow(const dlg_cuda_api *cu, dlg_cuda_device *dev)
 {
   static const char *const layout[2] = {"dot", "axpy"};
@@ -170,18 +178,11 @@ static void load_narrow(const dlg_cuda_api *cu, dlg_cuda_device *dev)
     const int l = t / PER_LAYOUT, ty = t % PER_LAYOUT / DLG_NARROW_BUCKETS,
               b = t % DLG_NARROW_BUCKETS;
     snprintf(name, sizeof name, "dlg_narrow_%s_%s_%d", layout[l], type[ty], 1 << b);
-    r = get_kernel(cu, dev, "narrow", name, 0, &dev->narrow[l][ty][b]);
-    if (!r)
-      r = cu->OccupancyMaxActiveBlocksPerMultiprocessor(&dev->narrow_occ[l][ty][b],
-                                                        dev->narrow[l][ty][b], DLG_NARROW_THREADS, 0);
+    r = narrow_kernel(cu, dev, name, &dev->narrow[l][ty][b], &dev->narrow_occ[l][ty][b]);
   }
   for (t = 0; !r && t < 4; t++) {
     snprintf(name, sizeof name, "dlg_narrow_tc_%s_%d", t / 2 ? "bf16" : "f16", t % 2 ? 16 : 8);
-    r = get_kernel(cu, dev, "narrow", name, 0, &dev->narrow_tc[t / 2][t % 2]);
-    if (!r)
-      r = cu->OccupancyMaxActiveBlocksPerMultiprocessor(&dev->narrow_tc_occ[t / 2][t % 2],
-                                                        dev->narrow_tc[t / 2][t % 2],
-                                                        DLG_NARROW_THREADS, 0);
+    r = narrow_kernel(cu, dev, name, &dev->narrow_tc[t / 2][t % 2], &dev->narrow_tc_occ[t / 2][t % 2]);
   }
   if (!r) r = get_kernel(cu, dev, "narrow", "dlg_narrow_reduce_f", 0, &dev->narrow_reduce[0]);
   if (!r) r = get_kernel(cu, dev, "narrow", "dlg_narrow_reduce_d", 0, &dev->narrow_reduce[1]);

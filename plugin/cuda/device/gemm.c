@@ -27,7 +27,6 @@ static dlgemm_status family(dlg_cuda_device *dev, const dlg_gemm *g, CUstream st
 dlgemm_status dlg_cuda_gemm(dlg_cuda_device *dev, const dlg_gemm *g, CUstream stream)
 {
   char why[160];
-  const dlg_cuda_api *cu = dlg_cuda_api_get(why, sizeof why);
   dlg_gemm padded;
   CUdeviceptr work;
   dlgemm_status st;
@@ -36,7 +35,7 @@ dlgemm_status dlg_cuda_gemm(dlg_cuda_device *dev, const dlg_gemm *g, CUstream st
   case 0: return family(dev, g, stream);
   case 1:
     st = family(dev, &padded, stream);
-    cu->MemFreeAsync(work, stream);
+    dlg_cuda_api_get(why, sizeof why)->MemFreeAsync(work, stream); /* padded: the API is there */
     if (st == DLGEMM_OK && dlg_config_get()->verbose) /* why the call did more than its product */
       dlg_note("%s%s copied to an aligned leading dimension first", padded.a.data != g->a.data ? "A" : "",
                padded.b.data != g->b.data ? (padded.a.data != g->a.data ? " and B" : "B") : "");
