@@ -7,7 +7,7 @@
 set -u
 build=$1 reps=${2:-10}
 shift $(( $# < 2 ? $# : 2 ))
-tiles=${*:-auto 128x256 256x128 128x128 64x64}
+tiles=${*:-auto 128x256 256x128 128x128 64x256 256x64 64x64}
 for tile in $tiles; do
   echo "== DLGEMM_SGEMM_TILE=$tile"
   DLGEMM_SGEMM_TILE=$tile "$build/bench/bench_sgemm" "$reps"

@@ -42,6 +42,9 @@ typedef struct dlg_hgemm_args {
                            the kernel's tensor map of C (and, beta != 0, comes in by
                            TMA loads the same way) */
   int walk_rows;        /* wgmma: tile-rows per group of the persistent walk */
+  int splits, kchunk;   /* wgmma: k cut into `splits` chunks of kchunk (a multiple of
+                           DLG_WGMMA_BK), each chunk's product to its own entry of C
+                           (a workspace): entry b * splits + s for batch entry b */
 } dlg_hgemm_args;
 
 /* mma.sync kernels (hgemm_mma.cu): a 128 x 128 tile of C per block of four

@@ -640,6 +640,17 @@ static __device__ __forceinline__ void tile_of(int t, int rows, int tiles_m, int
   tn = in / size;
 }
 
+/* Split-K (p.splits > 1): the walk's batch index z counts (batch entry,
+ * split) pairs, split innermost; the operands are read at entry z / splits,
+ * from k0 = split * kchunk (a multiple of BK) to the chunk's end or k's,
+ * and the tile's sum goes to C's entry z - a workspace the host adds up.
+ * The k-tiles of the tile, and k0. */
+static __device__ __forceinline__ int k_span(const dlg_hgemm_args &p, int z, int &k0)
+{
+  k0 = (z % p.splits) * p.kchunk;
+  return (min(p.k - k0, p.kchunk) + BK - 1) / BK;
+}
+
 /* The C loader (beta != 0, C addressed by TMA): one thread walking the
  * block's tiles as the consumers do, loading each consumer's boxes of C
  * into its staging buffers, in the order the epilogues take them, each once
@@ -693,16 +704,15 @@ static __device__ __forceinline__ void gemm(const dlg_hgemm_args &p, const CUten
   /* full[s], then empty[s], then the staging buffers' loaded[half][2] and
    * free[half][2] (C read through them), 8 bytes each */
   const unsigned bars = c_stage + DLG_WGMMA_C_STAGE;
-  const bool c_loaded = p.c_tma && p.beta != 0.f;
   const int wgroup = threadIdx.x / 128;
   /* The walk's sizes, computed by each role after its setmaxnreg (m taken
    * through an opaque move so that they cannot be computed before): a
    * value live across the register-count change went through local
    * memory (the 192-wide rr kernels). */
-  int tiles_m, tiles_n, tiles, ktiles;
+  int tiles_m, tiles_n, tiles;
   auto sizes = [&]() {
     tiles_m = ((int)in_place((unsigned)p.m) + BM - 1) / BM, tiles_n = (p.n + BN - 1) / BN;
-    tiles = tiles_m * tiles_n * p.batch, ktiles = (p.k + BK - 1) / BK;
+    tiles = tiles_m * tiles_n * p.batch * p.splits;
   };
 
   if (threadIdx.x == 0) {
@@ -717,7 +727,7 @@ static __device__ __forceinline__ void gemm(const dlg_hgemm_args &p, const CUten
 
   if (wgroup == 0) {
     asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
-    if (threadIdx.x == 32 && c_loaded) {
+    if (threadIdx.x == 32 && p.c_tma && p.beta != 0.f) {
       sizes();
       load_c<BN>(p, mc, c_stage, bars, tiles_m, tiles_n, tiles);
     }
@@ -725,22 +735,24 @@ static __device__ __forceinline__ void gemm(const dlg_hgemm_args &p, const CUten
     sizes();
     int it = 0;
     for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
-      int tm, tn, z;
+      int tm, tn, z, k0;
       tile_of(t, p.walk_rows, tiles_m, tiles_n, tm, tn, z);
-      const int za = p.sa ? z : 0, zb = p.sb ? z : 0;
+      const int ktiles = k_span(p, z, k0);
+      const int za = p.sa ? z / p.splits : 0, zb = p.sb ? z / p.splits : 0;
       for (int kt = 0; kt < ktiles; kt++, it++) {
+        const int kc = k0 + kt * BK; /* the k-tile's first k */
         const int s = it % STAGES;
         const unsigned sa = s0 + s * STAGE_BYTES, sb = sa + A_BYTES, full = bars + 8 * s;
         bar_wait(bars + 8 * (STAGES + s), ((it / STAGES) & 1) ^ 1);
         bar_expect(full, STAGE_BYTES);
-        if (A_KC) tma_load(sa, ma, full, kt * BK, tm * BM, za);
+        if (A_KC) tma_load(sa, ma, full, kc, tm * BM, za);
         else if (A_REG) /* boxes of 32 rows (64 halves) x 32 k */
-          for (int b = 0; b < BM / 32; b++) tma_load(sa + b * 4096, ma, full, 2 * (tm * BM + 32 * b), kt * (BK / 2), za);
+          for (int b = 0; b < BM / 32; b++) tma_load(sa + b * 4096, ma, full, 2 * (tm * BM + 32 * b), kc / 2, za);
         else
-          for (int b = 0; b < BM / 64; b++) tma_load(sa + b * BOX, ma, full, tm * BM + 64 * b, kt * BK, za);
-        if (B_KC) tma_load(sb, mb, full, kt * BK, tn * BN, zb);
+          for (int b = 0; b < BM / 64; b++) tma_load(sa + b * BOX, ma, full, tm * BM + 64 * b, kc, za);
+        if (B_KC) tma_load(sb, mb, full, kc, tn * BN, zb);
         else
-          for (int b = 0; b < BN / 64; b++) tma_load(sb + b * BOX, mb, full, tn * BN + 64 * b, kt * BK, zb);
+          for (int b = 0; b < BN / 64; b++) tma_load(sb + b * BOX, mb, full, tn * BN + 64 * b, kc, zb);
       }
     }
     return;
@@ -748,6 +760,10 @@ static __device__ __forceinline__ void gemm(const dlg_hgemm_args &p, const CUten
 
   asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
   sizes();
+  /* C read through the staging buffers; like the sizes, worked out after
+   * the register-count change (computed before it, it went through local
+   * memory: the 256-wide kernels) */
+  const bool c_loaded = p.c_tma && in_place((unsigned)(p.beta != 0.f));
   const int half = wgroup - 1; /* rows 64 * half .. of the tile */
   const bool warp_leader = threadIdx.x % 32 == 0;
   /* k-tile `it` of this block's walk: wait for its stage, queue its
@@ -795,8 +811,9 @@ static __device__ __forceinline__ void gemm(const dlg_hgemm_args &p, const CUten
   };
   int it = 0, stored = 0;
   for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
-    int tm, tn, z;
+    int tm, tn, z, k0;
     tile_of(t, p.walk_rows, tiles_m, tiles_n, tm, tn, z);
+    const int ktiles = k_span(p, z, k0);
     /* d: the tensor cores' sum (PROMOTE: of the current group of k-tiles;
      * acc the IEEE FP32 total, unused and gone otherwise) */
     float d[BN / 2], acc[BN / 2];

@@ -117,7 +117,7 @@ static void parse_fault(void)
 static void load(void)
 {
   const char *blas = getenv("DLGEMM_CPU_BLAS"), *blas64 = getenv("DLGEMM_CPU_BLAS64");
-  double walk_rows, narrow_splits;
+  double walk_rows, narrow_splits, wgmma_splits;
   config.verbose = parse_bool("DLGEMM_VERBOSE", 0);
   config.force = (dlg_force)PARSE_CHOICE("DLGEMM_FORCE", "auto, cpu or gpu", "auto", "cpu", "gpu");
   config.min_mnk = parse_nonnegative("DLGEMM_MIN_MNK", DLG_DEFAULT_MIN_MNK);
@@ -136,6 +136,9 @@ static void load(void)
       "DLGEMM_WGMMA_WIDTH", "auto, 256, 128 or 192", "auto", "256", "128", "192")];
   walk_rows = parse_nonnegative("DLGEMM_WGMMA_WALK_ROWS", 16);
   config.wgmma_walk_rows = walk_rows >= 1 && walk_rows <= 1024 ? (int)walk_rows : 16;
+  /* a pinned split-K of the wgmma kernels (hgemm.c), for tests and measurements */
+  wgmma_splits = parse_nonnegative("DLGEMM_WGMMA_SPLITS", 0);
+  config.wgmma_splits = wgmma_splits <= 64 ? (int)wgmma_splits : 64;
   /* how sgemm_ / cblas_sgemm may compute (DLPack callers choose per call) */
   config.fp32_mode = (dlgemm_precision)PARSE_CHOICE("DLGEMM_FP32_MODE", "strict, tf32 or 3xtf32",
                                                     "strict", "tf32", "3xtf32");

@@ -33,6 +33,17 @@ void dlg_note(const char *fmt, ...)
   va_end(ap);
 }
 
+void dlg_note_more(const char *fmt, ...)
+{
+  const size_t used = strlen(note), at = used ? used + 2 : 0;
+  va_list ap;
+  if (at >= sizeof note) return;
+  if (used) memcpy(note + used, "; ", 2);
+  va_start(ap, fmt);
+  vsnprintf(note + at, sizeof note - at, fmt, ap);
+  va_end(ap);
+}
+
 const char *dlg_take_note(void)
 {
   snprintf(taken, sizeof taken, "%s", note);

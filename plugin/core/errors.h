@@ -22,6 +22,9 @@ void dlg_clear_error(void);
  * fault on the GPU, 5 of 16 tiles finished on the CPU".  dlg_take_note()
  * returns it ("" when there is none) and clears it. */
 void dlg_note(const char *fmt, ...) DLG_PRINTF(1, 2);
+/* The same, added to the note already made in this call ("kernel ...;
+ * operands copied first"): for a layer that wraps one that notes. */
+void dlg_note_more(const char *fmt, ...) DLG_PRINTF(1, 2);
 const char *dlg_take_note(void);
 /* Append "; <note>" to text (of size len) when there is a note; clears it. */
 void dlg_append_note(char *text, size_t len);

@@ -8,6 +8,7 @@
  * k is long enough against C's tiles to be split.
  */
 #include <stdint.h>
+#include "core/config.h"
 #include "core/errors.h"
 #include "cuda/device/driver.h"
 #include "cuda/device/dgemm.h"
@@ -114,5 +115,7 @@ dlgemm_status dlg_cuda_dgemm(dlg_cuda_device *dev, const dlg_gemm *g, CUstream s
   }
   if (r)
     return dlg_fail(DLGEMM_ERR_BACKEND_FAILED, "CUDA kernel launch failed: %s", dlg_cuda_error(r));
+  if (dlg_config_get()->verbose) /* the DLGEMM_VERBOSE line names the kernel */
+    dlg_note("DMMA %dx%d tile, k in %d split(s)", DLG_DGEMM_BM, DLG_DGEMM_BN, splits);
   return DLGEMM_OK;
 }

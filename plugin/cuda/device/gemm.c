@@ -37,7 +37,7 @@ dlgemm_status dlg_cuda_gemm(dlg_cuda_device *dev, const dlg_gemm *g, CUstream st
     st = family(dev, &padded, stream);
     dlg_cuda_api_get(why, sizeof why)->MemFreeAsync(work, stream); /* padded: the API is there */
     if (st == DLGEMM_OK && dlg_config_get()->verbose) /* why the call did more than its product */
-      dlg_note("%s%s copied to an aligned leading dimension first", padded.a.data != g->a.data ? "A" : "",
+      dlg_note_more("%s%s copied to an aligned leading dimension first", padded.a.data != g->a.data ? "A" : "",
                padded.b.data != g->b.data ? (padded.a.data != g->a.data ? " and B" : "B") : "");
     return st;
   default: return dlg_fail(DLGEMM_ERR_BACKEND_FAILED, "CUDA kernel launch failed (operand copy)");

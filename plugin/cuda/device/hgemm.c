@@ -18,6 +18,7 @@
 #include "core/errors.h"
 #include "cuda/device/driver.h"
 #include "cuda/device/hgemm.h"
+#include "cuda/device/narrow.h"
 #include "cuda/device/orient.h"
 
 /* TMA's view of one matrix (an operand, or C): a 3-D tensor (contiguous dimension, the other
@@ -49,14 +50,14 @@ static CUresult tensor_map(const dlg_cuda_api *cu, CUtensorMap *map, int kind, c
 static CUresult c_tensor_map(const dlg_cuda_api *cu, CUtensorMap *map, const dlg_hgemm_args *t)
 {
   const int f32 = t->c_type == DLG_HOUT_F32, per16 = f32 ? 4 : 8;
-  const long long sc = t->batch > 1 ? t->sc : 0;
+  const long long entries = (long long)t->batch * t->splits, sc = entries > 1 ? t->sc : 0;
   const dlg_operand c = {t->c, t->ldc << f32, sc << f32, 0,
                          (uintptr_t)t->c % 16 == 0 && t->ldc % per16 == 0 && sc % per16 == 0};
   if (!c.vec) return CUDA_ERROR_INVALID_VALUE;
   return tensor_map(cu, map,
                     f32 ? DLG_TC_TF32 : t->c_type == DLG_HOUT_F16 ? DLG_TC_F16 : DLG_TC_BF16, &c,
                     (uint64_t)(t->c_trans ? t->n : t->m) << f32,
-                    (uint64_t)(t->c_trans ? t->m : t->n), t->batch, 64,
+                    (uint64_t)(t->c_trans ? t->m : t->n), entries, 64,
                     f32 && !t->c_trans ? 32 : 64);
 }
 
@@ -66,10 +67,13 @@ static CUresult c_tensor_map(const dlg_cuda_api *cu, CUtensorMap *map, const dlg
  * relative to the 256-wide tile's (narrower tiles read their operands more
  * often per flop; bench/NOTES.md).  DLGEMM_WGMMA_WIDTH pins one that has a
  * kernel. */
-static int pick_width(CUfunction f[DLG_WGMMA_WIDTHS][DLG_TC_KINDS][4], int kind, int v,
-                      long long rows, long long cols, long long batch, int sms)
+static const double wgmma_rate[DLG_WGMMA_WIDTHS] = {1.0, 0.9, 0.97};
+
+static int pick_width(const dlg_cuda_device *dev, int kind, int v,
+                      long long rows, long long cols, long long batch)
 {
-  static const double rate[DLG_WGMMA_WIDTHS] = {1.0, 0.9, 0.97};
+  const double *rate = wgmma_rate;
+  const int sms = dev->sms;
   const int pin = dlg_config_get()->wgmma_width;
   double best = 0;
   int w, pick = -1;
@@ -77,11 +81,76 @@ static int pick_width(CUfunction f[DLG_WGMMA_WIDTHS][DLG_TC_KINDS][4], int kind,
     const int bn = DLG_WGMMA_BN(w);
     const long long tiles = (rows + DLG_WGMMA_BM - 1) / DLG_WGMMA_BM * ((cols + bn - 1) / bn) * batch;
     const double cost = (double)((tiles + sms - 1) / sms) * bn / rate[w];
-    if (!f[w][kind][v]) continue;
+    if (!dev->hgemm_wgmma[w][kind][v]) continue;
     if (pin == bn) return w;
     if (pick < 0 || cost < best) best = cost, pick = w;
   }
   return pick;
+}
+
+/* Split-K, for products of fewer tiles than SMs (a decode step's 4096 x
+ * 128 x 4096 is 32 tiles of 128 x 128 for 132 SMs): k cut into s chunks of
+ * whole k-tiles, each chunk's product an entry of an FP32 workspace (the
+ * kernel's walk takes the chunks as it takes batch entries), then added in
+ * chunk order into C with alpha and beta (dlg_cuda_splits_reduce).  s is
+ * the cheapest by an estimate in microseconds on the H100: a k-tile of the
+ * 256-wide tile takes an SM 0.69 us (128 x 256 x 64 at 800 TFLOP/s over
+ * 132 SMs; a TF32 k-tile, 32 of k, as long), narrower tiles their share at
+ * their rate, each tile pays about FILL k-tiles to fill the pipeline and
+ * store C, and the reduce a launch and its bytes (the partials written and
+ * read, C read and written) at HBM speed.  DLGEMM_WGMMA_SPLITS pins s
+ * (tests: any product the wgmma kernels take). */
+enum { FILL_KTILES = 3 };
+static const double KTILE_US = 0.69, REDUCE_LAUNCH_US = 3, HBM_BYTES_PER_US = 2.5e6;
+
+typedef struct wgmma_plan { int w, splits, kchunk; } wgmma_plan;
+
+/* The plan for s chunks of k (s realizable: ceil(ktiles / s) k-tiles each
+ * leave no chunk empty), and its estimated time. */
+static wgmma_plan split_plan(const dlg_cuda_device *dev, int kind, int v, long long rows,
+                             long long cols, const dlg_hgemm_args *a, long long batch,
+                             long long ktiles, int s, double *us)
+{
+  const long long chunk = (ktiles + s - 1) / s;
+  const int w = pick_width(dev, kind, v, rows, cols, batch * s);
+  const int bn = DLG_WGMMA_BN(w);
+  const long long tiles = (rows + DLG_WGMMA_BM - 1) / DLG_WGMMA_BM * ((cols + bn - 1) / bn) * batch;
+  const double ces = a->c_type == DLG_HOUT_F32 ? 4 : 2, mn = (double)a->m * a->n * batch;
+  const wgmma_plan pl = {w, s, (int)(chunk * DLG_WGMMA_BK)};
+  *us = (double)((tiles * s + dev->sms - 1) / dev->sms) * (double)(chunk + FILL_KTILES) *
+        KTILE_US * bn / 256 / wgmma_rate[w];
+  if (s > 1)
+    *us += REDUCE_LAUNCH_US + mn * (8.0 * s + ces * (a->beta != 0 ? 2 : 1)) / HBM_BYTES_PER_US;
+  return pl;
+}
+
+static wgmma_plan plan_wgmma(const dlg_cuda_device *dev, int kind, int v, long long rows,
+                             long long cols, const dlg_hgemm_args *a, long long batch)
+{
+  const int pin = dlg_config_get()->wgmma_splits;
+  const long long ktiles = (a->k + DLG_WGMMA_BK - 1) / DLG_WGMMA_BK;
+  double us, best_us;
+  wgmma_plan best;
+  long long tiles1;
+  int s;
+  if (pick_width(dev, kind, v, rows, cols, batch) < 0 || ktiles == 0)
+    return (wgmma_plan){-1, 1, 0};
+  best = split_plan(dev, kind, v, rows, cols, a, batch, ktiles, 1, &best_us);
+  tiles1 = (rows + DLG_WGMMA_BM - 1) / DLG_WGMMA_BM *
+           ((cols + DLG_WGMMA_BN(best.w) - 1) / DLG_WGMMA_BN(best.w)) * batch;
+  if (!dev->narrow_reduce[0] || tiles1 * (pin ? pin : 2) > INT32_MAX) return best;
+  if (pin) { /* the largest count at or below the pin that leaves no chunk empty */
+    const long long chunk = (ktiles + (pin < ktiles ? pin : ktiles) - 1) / (pin < ktiles ? pin : ktiles);
+    return split_plan(dev, kind, v, rows, cols, a, batch, ktiles, (int)((ktiles + chunk - 1) / chunk), &us);
+  }
+  /* by choice, only products of fewer tiles than SMs, in chunks of 4
+   * k-tiles or more (an estimate is trusted only where it was measured) */
+  for (s = 2; tiles1 < dev->sms && s <= 64 && (ktiles + s - 1) / s >= 4; s++) {
+    const long long chunk = (ktiles + s - 1) / s;
+    const wgmma_plan pl = split_plan(dev, kind, v, rows, cols, a, batch, ktiles, s, &us);
+    if ((ktiles + chunk - 1) / chunk == s && us < best_us) best = pl, best_us = us;
+  }
+  return best;
 }
 
 /* dlg_cuda_wgmma_launch (hgemm.h).
@@ -104,12 +173,12 @@ int dlg_cuda_wgmma_launch(dlg_cuda_device *dev, int kind, int64_t batch, const d
   const dlg_operand *first = swap ? op2 : op1, *second = swap ? op1 : op2;
   const int rows = swap ? a->n : a->m, cols = swap ? a->m : a->n;
   const int v = first->kc * 2 + second->kc;
-  const int w = pick_width(dev->hgemm_wgmma, kind, v, rows, cols, batch, dev->sms);
-  const int bn = w < 0 ? 1 : DLG_WGMMA_BN(w); /* w < 0: no kernel, nothing launched */
-  const size_t ces = a->c_type == DLG_HOUT_F32 ? 4 : 2;
-  CUfunction f = w < 0 ? NULL : dev->hgemm_wgmma[w][kind][v];
-  const long long tiles = (long long)((rows + DLG_WGMMA_BM - 1) / DLG_WGMMA_BM) *
-                          ((cols + bn - 1) / bn) * batch;
+  wgmma_plan pl = plan_wgmma(dev, kind, v, rows, cols, a, batch);
+  const int bn = pl.w < 0 ? 1 : DLG_WGMMA_BN(pl.w); /* w < 0: no kernel, nothing launched */
+  CUfunction f = pl.w < 0 ? NULL : dev->hgemm_wgmma[pl.w][kind][v];
+  long long tiles = (long long)((rows + DLG_WGMMA_BM - 1) / DLG_WGMMA_BM) *
+                    ((cols + bn - 1) / bn) * batch;
+  CUdeviceptr work = 0;
   dlg_hgemm_args t = *a;
   CUtensorMap ma, mb, mc;
   void *params[] = {&t, &ma, &mb, &mc};
@@ -133,13 +202,37 @@ int dlg_cuda_wgmma_launch(dlg_cuda_device *dev, int kind, int64_t batch, const d
   t.batch = (int)batch;
   t.walk_rows = dlg_config_get()->wgmma_walk_rows;
   t.c_trans = swap;
-  t.c_pair = (uintptr_t)a->c % (2 * ces) == 0 && a->ldc % 2 == 0 && a->sc % 2 == 0;
+  t.splits = 1, t.kchunk = a->k;
+  /* split: the chunks' products, alpha 1 and no C, to an FP32 workspace laid
+   * out as narrow_args.h's (column-major m x n entries; the kernel's c_trans
+   * makes that the same memory in its frame) - none to be had, no split */
+  if (pl.splits > 1 &&
+      !cu->MemAllocFromPoolAsync(&work, (size_t)(batch * pl.splits) * a->m * a->n * 4, dev->pool,
+                                 stream)) {
+    t.splits = pl.splits, t.kchunk = pl.kchunk, tiles *= pl.splits;
+    t.c = (void *)(uintptr_t)work, t.ldc = a->m, t.sc = (long long)a->m * a->n;
+    t.c_type = DLG_HOUT_F32, t.alpha = 1.f, t.beta = 0.f;
+  }
+  t.c_pair = (uintptr_t)t.c % (t.c_type == DLG_HOUT_F32 ? 8 : 4) == 0 && t.ldc % 2 == 0 &&
+             t.sc % 2 == 0;
   /* C goes out through TMA stores, and comes in by TMA loads when beta != 0
    * (hgemm_wgmma.cu), wherever TMA can address it */
   memset(&mc, 0, sizeof mc);
   t.c_tma = c_tensor_map(cu, &mc, &t) == CUDA_SUCCESS;
   *r = cu->LaunchKernel(f, (unsigned)(tiles < dev->sms ? tiles : dev->sms), 1, 1, DLG_WGMMA_THREADS,
                         1, 1, (unsigned)DLG_WGMMA_SMEM(bn), stream, params, NULL);
+  if (!*r && work) {
+    dlg_narrow_args red;
+    memset(&red, 0, sizeof red);
+    red.c = a->c, red.work = (void *)(uintptr_t)work;
+    red.crs = 1, red.ccs = a->ldc, red.sc = a->sc;
+    red.alpha = a->alpha, red.beta = a->beta, red.c_type = a->c_type;
+    red.rows = a->m, red.nn = a->n, red.splits = t.splits;
+    *r = dlg_cuda_splits_reduce(cu, dev, 0, &red, (int)batch, stream);
+  }
+  if (work) cu->MemFreeAsync(work, stream);
+  if (dlg_config_get()->verbose) /* the DLGEMM_VERBOSE line names the kernel */
+    dlg_note("wgmma 128x%d tile, k in %d chunk(s)", bn, t.splits);
   return *r ? -1 : 1;
 }
 
@@ -175,6 +268,7 @@ dlgemm_status dlg_cuda_tc_run(dlg_cuda_device *dev, int kind, int64_t batch,
   }
   if (r)
     return dlg_fail(DLGEMM_ERR_BACKEND_FAILED, "CUDA kernel launch failed: %s", dlg_cuda_error(r));
+  if (dlg_config_get()->verbose) dlg_note("mma.sync %dx%d tile", DLG_HMMA_BM, DLG_HMMA_BN);
   return DLGEMM_OK;
 }
 

@@ -102,14 +102,19 @@ static CUresult launch(const dlg_cuda_api *cu, const dlg_cuda_device *dev, CUfun
   p.work = (void *)(uintptr_t)work;
   r = cu->LaunchKernel(f, (unsigned)((p.rows + block_rows - 1) / block_rows), (unsigned)p.splits,
                        (unsigned)nb, DLG_NARROW_THREADS, 1, 1, 0, stream, params, NULL);
-  if (!r && work) {
-    const long long total = (long long)nb * p.rows * p.nn;
-    const unsigned blocks = (unsigned)((total + 255) / 256 < 4096 ? (total + 255) / 256 : 4096);
-    void *rp[] = {&p, &nb};
-    r = cu->LaunchKernel(dev->narrow_reduce[f64], blocks, 1, 1, 256, 1, 1, 0, stream, rp, NULL);
-  }
+  if (!r && work) r = dlg_cuda_splits_reduce(cu, dev, f64, &p, nb, stream);
   if (work) cu->MemFreeAsync(work, stream);
   return r;
+}
+
+CUresult dlg_cuda_splits_reduce(const dlg_cuda_api *cu, const dlg_cuda_device *dev, int f64,
+                                const dlg_narrow_args *p, int nb, CUstream stream)
+{
+  dlg_narrow_args a = *p;
+  void *rp[] = {&a, &nb};
+  return cu->LaunchKernel(dev->narrow_reduce[f64], (unsigned)((p->rows + 255) / 256),
+                          (unsigned)(p->nn < 65535 ? p->nn : 65535), (unsigned)(nb < 65535 ? nb : 65535),
+                          256, 1, 1, 0, stream, rp, NULL);
 }
 
 dlgemm_status dlg_cuda_narrow(dlg_cuda_device *dev, const dlg_gemm *g, CUstream stream)

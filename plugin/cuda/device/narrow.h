@@ -15,4 +15,11 @@ int dlg_cuda_narrow_takes(const dlg_gemm *g);
  * device's memory, its context current, its narrow kernels loaded). */
 dlgemm_status dlg_cuda_narrow(dlg_cuda_device *dev, const dlg_gemm *g, CUstream stream);
 
+/* Queue the sum of p's splits' partials (p->work, in narrow_args.h's
+ * layout, float or f64 double) into C with alpha and beta, in split order
+ * (deterministic), for nb batch entries; the split-K wgmma launches use it
+ * too. */
+CUresult dlg_cuda_splits_reduce(const dlg_cuda_api *cu, const dlg_cuda_device *dev, int f64,
+                                const dlg_narrow_args *p, int nb, CUstream stream);
+
 #endif

@@ -32,7 +32,8 @@ typedef struct plan {
  * the H100 (bench/NOTES.md); only their ratios matter. */
 static const double tile_efficiency[DLG_TILES] = {
     [DLG_TILE_128x256] = 0.68, [DLG_TILE_256x128] = 0.72,
-    [DLG_TILE_128x128] = 0.76, [DLG_TILE_64x64] = 0.35};
+    [DLG_TILE_128x128] = 0.76, [DLG_TILE_64x256] = 0.66, [DLG_TILE_256x64] = 0.66,
+    [DLG_TILE_64x64] = 0.35};
 enum { WAVE_CYCLES = 3000, LAUNCH_CYCLES = 4000, BYTES_PER_CYCLE = 1500 };
 
 static double ceil_div(double a, double b) { return ceil(a / b); }
@@ -248,6 +249,9 @@ dlgemm_status dlg_cuda_sgemm(dlg_cuda_device *dev, const dlg_gemm *g, CUstream s
   /* The kernels step through A and B in 32-bit strides of 8 leading dimensions. */
   if (pl.args.lda > INT32_MAX / 8 || pl.args.ldb > INT32_MAX / 8)
     return dlg_fail(DLGEMM_ERR_TOO_LARGE, "leading dimension above 2^28 elements");
+  if (dlg_config_get()->verbose) /* the DLGEMM_VERBOSE line names the kernel */
+    dlg_note("SIMT %dx%d tile%s, %s", tile->bm, tile->bn, pinned_tile() >= 0 ? " (pinned)" : "",
+             pl.streamk ? "stream-K" : pl.args.splits > 1 ? "split-K" : "a block per tile");
   if (pl.streamk) return launched(launch_streamk(cu, dev, &pl, stream), "kernel launch");
   if (pl.args.splits > 1) {
     size_t bytes = (size_t)pl.args.m * pl.args.n * pl.args.splits * 4 *
