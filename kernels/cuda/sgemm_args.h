@@ -33,10 +33,13 @@ typedef struct dlg_sgemm_args {
 /* Floats added to each row of a shared-memory tile (sgemm_simt.cu says why). */
 #define DLG_SGEMM_PAD 4
 
-/* The block tiles: X(id, BM, BN, BK, STAGES, MINB, ORDER) is a BM x BN tile
- * of C stepping BK through k with STAGES shared-memory stages, its register
- * budget set for MINB blocks per SM, its FFMAs issued in ORDER (see
- * ffma_block in sgemm_simt.cu).  Kernels are dlg_sgemm_<BM>x<BN>_<ab>;
+/* The block tiles: X(id, BM, BN, BK, STAGES, MINB, ORDER, SK) is a BM x BN
+ * tile of C stepping BK through k with STAGES shared-memory stages, its
+ * register budget set for MINB blocks per SM, its FFMAs issued in ORDER (see
+ * ffma_block in sgemm_simt.cu), with stream-K twins if SK.  The skinny
+ * tiles (64 x 256, 256 x 64: a side of 64 against n or m in the thousands)
+ * run split-K; their stream-K twins would never be picked, and spill on
+ * sm_80.  Kernels are dlg_sgemm_<BM>x<BN>_<ab>;
  * sgemm_simt.cu instantiates this list and the host builds its table and
  * the dynamic shared memory sizes from it, so they cannot disagree.  The
  * values are the best measured on the H100 (bench/NOTES.md); the macros let
@@ -60,18 +63,18 @@ typedef struct dlg_sgemm_args {
 #define DLG_SGEMM_MID_ORDER 3
 #endif
 #define DLG_SGEMM_TILE_LIST(X)                                                                \
-  X(DLG_TILE_128x256, 128, 256, DLG_SGEMM_BIG_BK, DLG_SGEMM_BIG_STAGES, 1, DLG_SGEMM_BIG_ORDER) \
-  X(DLG_TILE_256x128, 256, 128, DLG_SGEMM_BIG_BK, DLG_SGEMM_BIG_STAGES, 1, DLG_SGEMM_BIG_ORDER) \
-  X(DLG_TILE_128x128, 128, 128, DLG_SGEMM_MID_BK, DLG_SGEMM_MID_STAGES, 2, DLG_SGEMM_MID_ORDER) \
-  X(DLG_TILE_64x256, 64, 256, DLG_SGEMM_MID_BK, DLG_SGEMM_MID_STAGES, 2, 3)                 \
-  X(DLG_TILE_256x64, 256, 64, DLG_SGEMM_MID_BK, DLG_SGEMM_MID_STAGES, 2, 1)                 \
-  X(DLG_TILE_64x64, 64, 64, 8, 4, 2, 3)
+  X(DLG_TILE_128x256, 128, 256, DLG_SGEMM_BIG_BK, DLG_SGEMM_BIG_STAGES, 1, DLG_SGEMM_BIG_ORDER, 1) \
+  X(DLG_TILE_256x128, 256, 128, DLG_SGEMM_BIG_BK, DLG_SGEMM_BIG_STAGES, 1, DLG_SGEMM_BIG_ORDER, 1) \
+  X(DLG_TILE_128x128, 128, 128, DLG_SGEMM_MID_BK, DLG_SGEMM_MID_STAGES, 2, DLG_SGEMM_MID_ORDER, 1) \
+  X(DLG_TILE_64x256, 64, 256, DLG_SGEMM_MID_BK, DLG_SGEMM_MID_STAGES, 2, 3, 0)              \
+  X(DLG_TILE_256x64, 256, 64, DLG_SGEMM_MID_BK, DLG_SGEMM_MID_STAGES, 2, 1, 0)              \
+  X(DLG_TILE_64x64, 64, 64, 8, 4, 2, 3, 1)
 
 /* Shared memory of one block of a tile, in bytes. */
 #define DLG_SGEMM_SMEM(BM, BN, BK, STAGES) \
   ((STAGES) * (BK) * ((BM) + (BN) + 2 * DLG_SGEMM_PAD) * 4)
 
-#define DLG_TILE_ENUM(id, bm, bn, bk, stages, minb, order) id,
+#define DLG_TILE_ENUM(id, bm, bn, bk, stages, minb, order, sk) id,
 enum { DLG_SGEMM_TILE_LIST(DLG_TILE_ENUM) DLG_TILES };
 #undef DLG_TILE_ENUM
 

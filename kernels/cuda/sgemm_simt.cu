@@ -568,15 +568,18 @@ static __device__ __forceinline__ void gemm_streamk(const gemm_args &p)
  * included, over the whole kernel, and with both paths in one the
  * data-parallel main loop lost its uniform stage offsets to the stream-K
  * path (4 instructions more per tile, bench/NOTES.md v7). */
-#define DLG_SGEMM_KERNEL(NAME, SKNAME, BM, BN, BK, STAGES, MINB, ORDER, AKC, BKC)          \
-  extern "C" __global__ void __launch_bounds__(THREADS, MINB) NAME(gemm_args p)             \
-  {                                                                                          \
-    gemm_tile<BM, BN, BK, STAGES, ORDER, AKC, BKC>(p);                                       \
-  }                                                                                          \
+#define DLG_SGEMM_STREAMK_1(SKNAME, BM, BN, BK, STAGES, MINB, ORDER, AKC, BKC)          \
   extern "C" __global__ void __launch_bounds__(THREADS, MINB) SKNAME(gemm_args p)           \
   {                                                                                          \
     gemm_streamk<BM, BN, BK, STAGES, ORDER, AKC, BKC>(p);                                    \
   }
+#define DLG_SGEMM_STREAMK_0(SKNAME, BM, BN, BK, STAGES, MINB, ORDER, AKC, BKC)
+#define DLG_SGEMM_KERNEL(NAME, SKNAME, BM, BN, BK, STAGES, MINB, ORDER, SK, AKC, BKC)      \
+  extern "C" __global__ void __launch_bounds__(THREADS, MINB) NAME(gemm_args p)             \
+  {                                                                                          \
+    gemm_tile<BM, BN, BK, STAGES, ORDER, AKC, BKC>(p);                                       \
+  }                                                                                          \
+  DLG_SGEMM_STREAMK_##SK(SKNAME, BM, BN, BK, STAGES, MINB, ORDER, AKC, BKC)
 /* Names: dlg_sgemm[_streamk]_<BM>x<BN>_<a><b>, a/b = 'k' when that operand
  * is k-contiguous, 'r' when its m / n dimension is (plugin/cuda/device/device.c
  * builds them from DLG_SGEMM_TILE_LIST).  MINB blocks per SM bound the
@@ -584,15 +587,15 @@ static __device__ __forceinline__ void gemm_streamk(const gemm_args &p)
  * Shared memory is dynamic (the host sets each kernel's size from the
  * list): the 128 x 128 tile's three 16-deep stages need more than the 48 KB
  * a static array may have. */
-#define DLG_SGEMM_TILE(id, BM, BN, BK, STAGES, MINB, ORDER)                                 \
+#define DLG_SGEMM_TILE(id, BM, BN, BK, STAGES, MINB, ORDER, SK)                             \
   DLG_SGEMM_KERNEL(dlg_sgemm_##BM##x##BN##_rr, dlg_sgemm_streamk_##BM##x##BN##_rr, BM, BN, BK, \
-                   STAGES, MINB, ORDER, false, false)                                         \
+                   STAGES, MINB, ORDER, SK, false, false)                                         \
   DLG_SGEMM_KERNEL(dlg_sgemm_##BM##x##BN##_rk, dlg_sgemm_streamk_##BM##x##BN##_rk, BM, BN, BK, \
-                   STAGES, MINB, ORDER, false, true)                                          \
+                   STAGES, MINB, ORDER, SK, false, true)                                          \
   DLG_SGEMM_KERNEL(dlg_sgemm_##BM##x##BN##_kr, dlg_sgemm_streamk_##BM##x##BN##_kr, BM, BN, BK, \
-                   STAGES, MINB, ORDER, true, false)                                          \
+                   STAGES, MINB, ORDER, SK, true, false)                                          \
   DLG_SGEMM_KERNEL(dlg_sgemm_##BM##x##BN##_kk, dlg_sgemm_streamk_##BM##x##BN##_kk, BM, BN, BK, \
-                   STAGES, MINB, ORDER, true, true)
+                   STAGES, MINB, ORDER, SK, true, true)
 
 DLG_SGEMM_TILE_LIST(DLG_SGEMM_TILE)
 

@@ -71,7 +71,8 @@ static CUresult load_tile(const dlg_cuda_api *cu, dlg_cuda_device *dev, int t)
     snprintf(name, sizeof name, "dlg_sgemm_%dx%d_%s", bm, bn, variant[v]);
     r = get_kernel(cu, dev, "sgemm_simt", name, smem, &dev->sgemm[t][v]);
     snprintf(name, sizeof name, "dlg_sgemm_streamk_%dx%d_%s", bm, bn, variant[v]);
-    if (!r) r = get_kernel(cu, dev, "sgemm_simt", name, smem, &dev->sgemm_streamk[t][v]);
+    if (!r && dlg_sgemm_tiles[t].streamk)
+      r = get_kernel(cu, dev, "sgemm_simt", name, smem, &dev->sgemm_streamk[t][v]);
   }
   if (!r)
     r = cu->OccupancyMaxActiveBlocksPerMultiprocessor(&dev->blocks_per_sm[t], dev->sgemm[t][0],

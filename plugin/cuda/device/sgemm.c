@@ -93,7 +93,9 @@ static int streamk_blocks(const dlg_cuda_device *dev, int t, const dlg_gemm *g, 
                           ((n + dlg_sgemm_tiles[t].bn - 1) / dlg_sgemm_tiles[t].bn);
   const long long iters = (k + dlg_sgemm_tiles[t].bk - 1) / dlg_sgemm_tiles[t].bk;
   const long long units = tiles * iters;
-  if (g->batch != 1 || iters < 2 || units >= INT32_MAX || (!forced && tiles < slots)) return 0;
+  if (!dlg_sgemm_tiles[t].streamk || g->batch != 1 || iters < 2 || units >= INT32_MAX ||
+      (!forced && tiles < slots))
+    return 0;
   return (int)(units / 2 < slots ? units / 2 : slots);
 }
 

@@ -9,9 +9,9 @@
 
 #include "kernels/cuda/sgemm_args.h"
 
-typedef struct dlg_sgemm_tile { int bm, bn, bk, smem; } dlg_sgemm_tile;
+typedef struct dlg_sgemm_tile { int bm, bn, bk, smem, streamk; } dlg_sgemm_tile;
 
-#define DLG_TILE_ROW(id, bm, bn, bk, stages, minb, order) {bm, bn, bk, DLG_SGEMM_SMEM(bm, bn, bk, stages)},
+#define DLG_TILE_ROW(id, bm, bn, bk, stages, minb, order, sk) {bm, bn, bk, DLG_SGEMM_SMEM(bm, bn, bk, stages), sk},
 static const dlg_sgemm_tile dlg_sgemm_tiles[DLG_TILES] = {DLG_SGEMM_TILE_LIST(DLG_TILE_ROW)};
 #undef DLG_TILE_ROW
 
