@@ -72,7 +72,7 @@ if [ -n "${SMALL_SIZES:-}" ]; then
 fi
 # The summary of the dlgemm log: where each factorization call went.
 grep -E "^dlgemm: [sd](getrf|potrf|geqrf|ormqr)_" "$out/lapack_dlgemm.log" 2>/dev/null |
-  sed 's/^dlgemm: \([a-z]*_\) .* -> \([a-z-]*\) .*/\1 \2/' | sort | uniq -c
+  sed 's/^dlgemm: \([a-z]*_\) .* -> \([a-z-]*\)[: ].*/\1 \2/' | sort | uniq -c
 
 python3 - "$out" $runs <<'PY'
 import glob, re, sys

@@ -8,8 +8,8 @@
 #   PREFIX   s or d: the routines counted are <prefix>getrf_, potrf_, geqrf_
 #            and ormqr_
 #   EXPECT_BACKEND  if given, every computable call must have run on it: logged
-#            "-> cuda", or handed to the next LAPACK after the GPU found the
-#            matrix not positive definite (the reference writes that answer)
+#            "-> cuda:<device>", or handed to the next LAPACK after the GPU found
+#            the matrix not positive definite (the reference writes that answer)
 #
 # "Exactly as plain": every summary line (tests run, passed or failed the
 # threshold, error exits) is the same both ways.
@@ -33,13 +33,13 @@ grep -q "failed" preloaded.sum && echo "note: the plain run has failures too (sa
 calls=$(grep -E "^dlgemm: ${p}(getrf|potrf|geqrf|ormqr)_ " calls.log)
 n_all=$(echo "$calls" | grep -c .)
 n_forwarded=$(echo "$calls" | grep -c -- "illegal, empty")
-n_cuda=$(echo "$calls" | grep -c -- "-> cuda ")
+n_cuda=$(echo "$calls" | grep -c -- "-> cuda[: ]")
 n_notpd=$(echo "$calls" | grep -c -- "-> cpu-lapack (fallback after cuda failed: INFO=")
 [ "$n_all" -gt 0 ] || fail "no ${p}getrf_ / potrf_ / geqrf_ / ormqr_ call went through dlgemm"
 if [ -n "$expect" ]; then
   other=$((n_all - n_forwarded - n_cuda - n_notpd))
   [ "$other" -eq 0 ] || {
-    echo "$calls" | grep -v -e "illegal, empty" -e "-> cuda " -e "INFO=" | head -5
+    echo "$calls" | grep -v -e "illegal, empty" -e "-> cuda[: ]" -e "INFO=" | head -5
     fail "$other computable calls did not run on $expect"
   }
 fi

@@ -53,7 +53,7 @@ for name in $names; do
     fail "$prog made $made $name calls but dlgemm logged $logged: the plugin did not answer them all"
   [ "$rejected" -gt 0 ] || fail "no $name error-exit call went through dlgemm's argument checks"
   if [ -n "$expect" ]; then
-    other=$(grep -v -e '-> rejected' -e '-> quick-return' calls_one.log | grep -vc -- "-> $expect ")
+    other=$(grep -v -e '-> rejected' -e '-> quick-return' calls_one.log | grep -vc -- "-> $expect[: ]")
     [ "$other" -eq 0 ] || fail "$other computing $name calls did not run on $expect"
   fi
   backends=$(sed 's/.* -> \([^ ]*\) .*/\1/' calls_one.log | sort | uniq -c |

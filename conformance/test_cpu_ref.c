@@ -2,9 +2,9 @@
  * test_cpu_ref - the built-in reference loops (the CPU path of last resort)
  * give bit for bit what netlib's SGEMM and DGEMM give, on random calls.
  */
-#include <check.h>
 #include <dlfcn.h>
 #include <string.h>
+#include "check_run.h"
 #include "cpu/blas.h"
 #include "cpu/ref.h"
 #include "testutil.h"
@@ -43,15 +43,7 @@ END_TEST
 
 int main(void)
 {
-  Suite *su = suite_create("cpu_ref");
   TCase *tc = tcase_create("cpu_ref");
-  SRunner *sr;
-  int failed;
   tcase_add_test(tc, reference_loops_equal_netlib);
-  suite_add_tcase(su, tc);
-  sr = srunner_create(su);
-  srunner_run_all(sr, CK_NORMAL);
-  failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? 1 : 0;
+  return check_run("cpu_ref", tc);
 }

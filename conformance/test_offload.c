@@ -23,65 +23,27 @@
 #include <unistd.h>
 #include "cudrv.h"
 #include "gpu_probe.h"
-#include "testutil.h"
+#include "host_gemm.h"
 #include "blas_symbols.h"
 
-typedef struct problem {
-  int is64, m, n, k, lda, ldb, ldc;
-  char ta, tb;
-  double alpha, beta;
-  void *a, *b, *c, *c0;
-} problem;
-
-static const float SENTINEL = -777.25f;
-
-static void *alloc(size_t bytes, int pinned)
+static void *page_locked(size_t bytes)
 {
   static CUresult (*host_alloc)(void **, size_t, unsigned);
   void *p = NULL;
-  if (pinned) {
-    if (!host_alloc) *(void **)&host_alloc = dlsym(dlopen("libcuda.so.1", RTLD_NOW), "cuMemHostAlloc");
-    if (host_alloc && host_alloc(&p, bytes, 0) == CUDA_SUCCESS) return p;
-    fprintf(stderr, "cuMemHostAlloc failed\n");
-    exit(1);
-  }
-  return malloc(bytes);
+  if (!host_alloc) *(void **)&host_alloc = dlsym(dlopen("libcuda.so.1", RTLD_NOW), "cuMemHostAlloc");
+  if (host_alloc && host_alloc(&p, bytes, 0) == CUDA_SUCCESS) return p;
+  fprintf(stderr, "cuMemHostAlloc failed\n");
+  exit(1);
 }
 
+/* Entries uniform in [-1, 1); A and B page-locked when pinned. */
 static void make(problem *p, rng *r, int is64, int m, int n, int k, char ta, char tb,
                  double alpha, double beta, int pinned)
 {
-  const size_t es = is64 ? 8 : 4;
-  size_t na, nb, nc, i;
-  p->is64 = is64, p->m = m, p->n = n, p->k = k, p->ta = ta, p->tb = tb;
-  p->alpha = alpha, p->beta = beta;
-  p->lda = (ta == 'N' ? m : k) + rng_int(r, 3);
-  p->ldb = (tb == 'N' ? k : n) + rng_int(r, 3);
-  p->ldc = m + 1 + rng_int(r, 3); /* rows past m that must survive */
-  na = (size_t)p->lda * (ta == 'N' ? k : m), nb = (size_t)p->ldb * (tb == 'N' ? n : k);
-  nc = (size_t)p->ldc * n;
-  p->a = alloc(na * es + 8, pinned), p->b = alloc(nb * es + 8, pinned);
-  p->c = malloc(nc * es), p->c0 = malloc(nc * es);
-  for (i = 0; i < na; i++) is64 ? (((double *)p->a)[i] = rng_unit(r)) : (((float *)p->a)[i] = (float)rng_unit(r));
-  for (i = 0; i < nb; i++) is64 ? (((double *)p->b)[i] = rng_unit(r)) : (((float *)p->b)[i] = (float)rng_unit(r));
-  for (i = 0; i < nc; i++) {
-    const double v = (int)(i % (size_t)p->ldc) >= m ? SENTINEL : beta == 0 ? NAN : rng_unit(r);
-    is64 ? (((double *)p->c)[i] = v) : (((float *)p->c)[i] = (float)v);
-  }
-  memcpy(p->c0, p->c, nc * es);
+  problem_make(p, r, is64, m, n, k, ta, tb, alpha, beta, rng_unit, pinned ? page_locked : NULL);
 }
 
-static void call(problem *p)
-{
-  if (p->is64)
-    dgemm_(&p->ta, &p->tb, &p->m, &p->n, &p->k, &p->alpha, p->a, &p->lda, p->b, &p->ldb,
-           &p->beta, p->c, &p->ldc, 1, 1);
-  else {
-    const float alpha = (float)p->alpha, beta = (float)p->beta;
-    sgemm_(&p->ta, &p->tb, &p->m, &p->n, &p->k, &alpha, p->a, &p->lda, p->b, &p->ldb, &beta,
-           p->c, &p->ldc, 1, 1);
-  }
-}
+static void call(problem *p) { problem_call(p, p->c, sgemm_, dgemm_); }
 
 /* 0 when C is right and its padding untouched. */
 static long verify(const problem *p, const char *what)

@@ -5,11 +5,11 @@
  * stands beside the real CPU backend, so every rule in route.c is exercised
  * on a machine with no GPU.
  */
-#include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "check_run.h"
 #include "core/config.h"
 #include "cpu/backend.h"
 #include "route/route.h"
@@ -287,10 +287,7 @@ END_TEST
 
 int main(void)
 {
-  Suite *s = suite_create("route");
   TCase *tc = tcase_create("route");
-  SRunner *sr;
-  int failed;
   tcase_add_test(tc, host_calls_by_size_and_force);
   tcase_add_test(tc, factorizations_by_size_and_force);
   tcase_add_test(tc, cost_model_routes_unless_overridden);
@@ -299,10 +296,5 @@ int main(void)
   tcase_add_test(tc, device_tensors_need_their_device);
   tcase_add_test(tc, requested_backend_is_never_swapped);
   tcase_add_test(tc, bad_environment_is_reported_and_ignored);
-  suite_add_tcase(s, tc);
-  sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? 1 : 0;
+  return check_run("route", tc);
 }

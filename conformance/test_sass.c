@@ -7,10 +7,10 @@
  *
  * usage: test_sass LISTING   (cuobjdump -sass text of the probes)
  */
-#include <check.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "check_run.h"
 #include "../tools/sass/sass.h"
 
 static sass_listing probes;
@@ -142,9 +142,7 @@ END_TEST
 
 int main(int argc, char **argv)
 {
-  Suite *s = suite_create("sass");
   TCase *tc = tcase_create("sass");
-  SRunner *sr;
   FILE *f;
   int failed;
   if (argc < 2 || !(f = fopen(argv[1], "r"))) {
@@ -160,11 +158,7 @@ int main(int argc, char **argv)
   tcase_add_test(tc, reuse_bits_match_cuobjdump_text);
   tcase_add_test(tc, loads_set_the_scoreboard_their_users_wait_on);
   tcase_add_test(tc, finds_the_loops_and_their_contents);
-  suite_add_tcase(s, tc);
-  sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
+  failed = check_run("sass", tc);
   sass_free(&probes);
-  return failed ? 1 : 0;
+  return failed;
 }

@@ -7,12 +7,12 @@
  * reference BLAS (libblas.so.3, opened here) report into them; each error
  * case runs through both and the two records must be identical.
  */
-#include <check.h>
 #include <dlfcn.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include "check_run.h"
 #include "cpu/blas.h"
 #include "testutil.h"
 #include "blas_symbols.h"
@@ -257,10 +257,7 @@ END_TEST
 
 int main(void)
 {
-  Suite *s = suite_create("shim");
   TCase *tc = tcase_create("shim");
-  SRunner *sr;
-  int failed;
   tcase_set_timeout(tc, 60);
   tcase_add_test(tc, fortran_errors_match_reference);
   tcase_add_test(tc, unread_arguments_may_be_null);
@@ -268,10 +265,5 @@ int main(void)
   tcase_add_test(tc, forwards_the_callers_arguments);
   tcase_add_test(tc, quick_returns_and_errors_do_not_forward);
   tcase_add_test(tc, never_forwards_to_itself);
-  suite_add_tcase(s, tc);
-  sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? 1 : 0;
+  return check_run("shim", tc);
 }

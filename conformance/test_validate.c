@@ -7,11 +7,11 @@
  * is bit for bit unchanged.  A second table checks layouts that must be
  * accepted and how they are read.
  */
-#include <check.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <string.h>
+#include "check_run.h"
 #include "dlgemm.h"
 #include "api/validate.h"
 
@@ -538,10 +538,7 @@ END_TEST
 
 int main(void)
 {
-  Suite *s = suite_create("validate");
   TCase *tc = tcase_create("validate");
-  SRunner *sr;
-  int failed;
   tcase_add_loop_test(tc, rejected_call_says_why_and_writes_nothing, 0,
                       (int)(sizeof rejects / sizeof rejects[0]));
   tcase_add_test(tc, layouts_are_read_from_strides);
@@ -554,10 +551,5 @@ int main(void)
   tcase_add_test(tc, managed_and_versioned_tensors);
   tcase_add_test(tc, api_tables_by_version);
   tcase_add_test(tc, rocm_tensors_without_an_amd_gpu);
-  suite_add_tcase(s, tc);
-  sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? 1 : 0;
+  return check_run("validate", tc);
 }

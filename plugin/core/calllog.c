@@ -4,7 +4,9 @@
  * One fprintf per call so that lines from concurrent threads do not
  * interleave within a line (stdio locks the stream for each call).
  */
+#include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
 #include "core/calllog.h"
 #include "core/config.h"
@@ -14,6 +16,26 @@ double dlg_now(void)
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static _Thread_local char devices[64], shown[64];
+
+void dlg_log_devices(const char *fmt, ...)
+{
+  va_list ap;
+  if (!dlg_config_get()->verbose) return;
+  va_start(ap, fmt);
+  vsnprintf(devices, sizeof devices, fmt, ap);
+  va_end(ap);
+}
+
+const char *dlg_log_backend(const char *name)
+{
+  const size_t len = strlen(name);
+  const int theirs = !strncmp(devices, name, len) && devices[len] == ':';
+  dlg_copy_text(shown, sizeof shown, theirs ? devices : name);
+  devices[0] = '\0';
+  return shown;
 }
 
 void dlg_log_call(const dlg_gemm *g, const char *layout, const char *backend, const char *why,
@@ -31,7 +53,8 @@ void dlg_log_call(const dlg_gemm *g, const char *layout, const char *backend, co
   fprintf(stderr, "dlgemm: %s %s%s m=%lld n=%lld k=%lld%s%s -> %s (%s) %.3f ms %.2f GFLOP/s\n",
           g->origin, layout, type, (long long)g->m, (long long)g->n, (long long)g->k, batch,
           dlg_real_of(g->dtype) == DLG_F32 && g->dtype_in == g->dtype ? policy[g->precision] : "",
-          backend, why, seconds * 1e3, seconds > 0 ? dlg_flops(g) / seconds * 1e-9 : 0.0);
+          dlg_log_backend(backend), why, seconds * 1e3,
+          seconds > 0 ? dlg_flops(g) / seconds * 1e-9 : 0.0);
 }
 
 void dlg_log_factor(const dlg_factor *f, const char *backend, const char *why, double seconds)
@@ -44,6 +67,7 @@ void dlg_log_factor(const dlg_factor *f, const char *backend, const char *why, d
     snprintf(args, sizeof args, " side=%c trans=%c k=%lld ldc=%lld", f->right ? 'R' : 'L',
              f->trans ? 'T' : 'N', (long long)f->k, (long long)f->ldc);
   fprintf(stderr, "dlgemm: %s m=%lld n=%lld lda=%lld%s -> %s (%s)%s %.3f ms %.2f GFLOP/s\n",
-          f->origin, (long long)f->m, (long long)f->n, (long long)f->lda, args, backend, why, info,
+          f->origin, (long long)f->m, (long long)f->n, (long long)f->lda, args,
+          dlg_log_backend(backend), why, info,
           seconds * 1e3, seconds > 0 ? dlg_factor_flops(f) / seconds * 1e-9 : 0.0);
 }

@@ -82,12 +82,15 @@ static void parse_tile(int *bm, int *bn)
 
 static long fault_count[4];
 static pthread_mutex_t fault_lock = PTHREAD_MUTEX_INITIALIZER;
+static _Thread_local int fault_held;
+
+void dlg_fault_hold(int on) { fault_held = on; }
 
 int dlg_fault_injected(int what)
 {
   const dlg_config *cfg = dlg_config_get();
   int hit;
-  if ((int)cfg->fault != what) return 0;
+  if ((int)cfg->fault != what || fault_held) return 0;
   pthread_mutex_lock(&fault_lock);
   hit = ++fault_count[what] == cfg->fault_at;
   pthread_mutex_unlock(&fault_lock);
@@ -112,6 +115,34 @@ static void parse_fault(void)
         return;
       }
   complain("DLGEMM_INJECT_FAULT", v, "oom:<n>, launch:<n> or copy:<n>");
+}
+
+/* DLGEMM_DEVICES: ordinals 0 to DLG_MAX_DEVICES - 1, comma-separated,
+ * spaces allowed around them; whether they exist is the backend's question
+ * (the driver is not loaded here).  Anything else leaves the list empty:
+ * the default choice stands. */
+static void parse_devices(void)
+{
+  const char *v = getenv("DLGEMM_DEVICES"), *p = v;
+  char *end;
+  long d;
+  config.ndevices = 0;
+  if (!v || !*v) return;
+  for (;;) {
+    while (*p == ' ') p++;
+    if (*p < '0' || *p > '9' || config.ndevices == DLG_MAX_DEVICES) break;
+    errno = 0;
+    d = strtol(p, &end, 10);
+    if (errno || d >= DLG_MAX_DEVICES) break;
+    config.devices[config.ndevices++] = (int)d;
+    p = end;
+    while (*p == ' ') p++;
+    if (!*p) return;
+    if (*p++ != ',') break;
+  }
+  config.ndevices = 0;
+  complain("DLGEMM_DEVICES", v, "CUDA device ordinals from 0 to 15 separated by commas, e.g. 0,1; "
+           "using the default devices");
 }
 
 static void load(void)
@@ -160,6 +191,7 @@ static void load(void)
   config.level3_block = parse_nonnegative("DLGEMM_LEVEL3_BLOCK", DLG_DEFAULT_LEVEL3_BLOCK);
   if (config.level3_block < 1) config.level3_block = 1;
   parse_fault();
+  parse_devices();
 }
 
 const dlg_config *dlg_config_get(void)

@@ -9,6 +9,9 @@
 
 typedef enum dlg_force { DLG_FORCE_AUTO = 0, DLG_FORCE_CPU = 1, DLG_FORCE_GPU = 2 } dlg_force;
 
+/* GPUs a backend handles (ordinals 0 to 15), and entries DLGEMM_DEVICES may list. */
+enum { DLG_MAX_DEVICES = 16 };
+
 typedef struct dlg_config {
   int verbose;            /* DLGEMM_VERBOSE: one line per call on stderr */
   dlg_force force;        /* DLGEMM_FORCE=cpu|gpu|auto */
@@ -42,6 +45,12 @@ typedef struct dlg_config {
    * routine's host-array pipeline cuts (plugin/cuda/level3/offload.c) */
   double level3_block;
   int min_mnk_set;        /* DLGEMM_MIN_MNK was given: it, not the model, routes host calls */
+  /* DLGEMM_DEVICES=0,1: the CUDA ordinals host-array calls use, in order,
+   * an engine per entry (0,0: two engines on one GPU, the tests' second
+   * device); ndevices 0 when unset or unparsable: the device of the
+   * launcher's node-local rank, else every device (plugin/gpu/devices.c) */
+  int ndevices;
+  int devices[DLG_MAX_DEVICES];
 } dlg_config;
 
 #define DLG_DEFAULT_MIN_MNK (256.0 * 256.0 * 256.0)
@@ -53,6 +62,9 @@ const dlg_config *dlg_config_get(void);
  * the n-th of its kind that DLGEMM_INJECT_FAULT names: the host-array
  * engine and the factorizations ask before each allocation, launch, copy. */
 int dlg_fault_injected(int what);
+/* While on, this thread's events are not counted: a measurement of the
+ * routing model (a call may start one) is not what a test breaks. */
+void dlg_fault_hold(int on);
 
 /* Re-read the environment (tests change it between cases). */
 void dlg_config_reload(void);

@@ -7,7 +7,10 @@
  * constants are measured on this machine the first time they are needed,
  * and cached in $XDG_CACHE_HOME/dlgemm/ (else ~/.cache/dlgemm/), keyed by
  * GPU, bus slot and CPU BLAS, so later processes start at once.
- * DLGEMM_CALIBRATE=1 measures again; DLGEMM_VERBOSE prints them.
+ * DLGEMM_CALIBRATE=1 measures again; DLGEMM_VERBOSE prints them.  Each
+ * slot (hostarray/slots.h) has its own, measured through its own engine:
+ * the router asks slot 0's, a call split over several devices asks each
+ * one's for its share.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -24,6 +27,7 @@
 #include "cuda/device/driver.h"
 #include "cuda/device/gemm.h"
 #include "cuda/hostarray/engine.h"
+#include "cuda/hostarray/slots.h"
 #include "cuda/model.h"
 
 typedef struct model {
@@ -41,8 +45,9 @@ typedef struct model {
   X(cpu[0][0], 1e5, 1e15) X(cpu[0][1], 1e5, 1e15) X(cpu[1][0], 1e5, 1e15)          \
   X(cpu[1][1], 1e5, 1e15)
 
-static model the_model;
-static int model_state; /* 0 unknown, 1 ready, -1 unmeasurable; read without the lock once set */
+static model models[DLG_MAX_DEVICES]; /* per slot */
+/* 0 unknown, 1 ready, -1 unmeasurable; read without the lock once set */
+static int model_state[DLG_MAX_DEVICES];
 static pthread_mutex_t model_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* --- measuring ----------------------------------------------------------- */
@@ -84,9 +89,10 @@ static double cpu_rate(dlg_dtype dt, int n)
   return 2.0 * n * n * (double)n / best;
 }
 
-/* A square n^3 host call through the engine, or a device-resident product
- * (host == 0): the median seconds of five calls after one that warms up. */
-static double gpu_seconds(dlg_cuda_device *dev, dlg_dtype dt, int n, int host)
+/* A square n^3 host call through slot's engine, or a device-resident
+ * product on its device (host == 0): the median seconds of five calls
+ * after one that warms up. */
+static double gpu_seconds(int slot, dlg_cuda_device *dev, dlg_dtype dt, int n, int host)
 {
   char why[160];
   const dlg_cuda_api *cu = dlg_cuda_api_get(why, sizeof why);
@@ -113,7 +119,7 @@ static double gpu_seconds(dlg_cuda_device *dev, dlg_dtype dt, int n, int host)
   g.b.data = (char *)g.a.data + len * es, g.c.data = (char *)g.a.data + 2 * len * es;
   for (rep = 0; rep < 6 && ok && (host || d); rep++) {
     const double t0 = dlg_now();
-    if (host) ok = dlg_cuda_offload(dev, &g) == DLGEMM_OK;
+    if (host) ok = dlg_cuda_offload_one(slot, &g) == DLGEMM_OK;
     else ok = dlg_cuda_gemm(dev, &g, s) == DLGEMM_OK && cu->StreamSynchronize(s) == CUDA_SUCCESS;
     if (rep) t[rep - 1] = dlg_now() - t0; /* the first warms up */
   }
@@ -126,20 +132,32 @@ static double gpu_seconds(dlg_cuda_device *dev, dlg_dtype dt, int n, int host)
   return ok && (host || d) ? median5(t) : -1;
 }
 
-static int measure(dlg_cuda_device *dev, model *m)
+static int measure_all(int slot, dlg_cuda_device *dev, model *m)
 {
   int dt;
-  if (dlg_cuda_offload_measure(dev, &m->to_device, &m->to_host, &m->staging)) return -1;
+  if (dlg_cuda_offload_measure(slot, &m->to_device, &m->to_host, &m->staging)) return -1;
   /* the engine has streams now; its tiny call is the fixed cost */
-  if ((m->overhead = gpu_seconds(dev, DLG_F32, 64, 1)) < 0) return -1;
+  if ((m->overhead = gpu_seconds(slot, dev, DLG_F32, 64, 1)) < 0) return -1;
   for (dt = 0; dt < 2; dt++) {
-    double s = gpu_seconds(dev, (dlg_dtype)dt, 2048, 0);
+    double s = gpu_seconds(slot, dev, (dlg_dtype)dt, 2048, 0);
     if (s <= 0) return -1;
     m->kernel[dt] = 2.0 * 2048.0 * 2048.0 * 2048.0 / s;
     m->cpu[dt][0] = cpu_rate((dlg_dtype)dt, 128);
     m->cpu[dt][1] = cpu_rate((dlg_dtype)dt, 384);
   }
   return 0;
+}
+
+/* Measured with DLGEMM_INJECT_FAULT's count held: a call split over
+ * devices measures their models first, and the fault a test injects is
+ * meant for the call. */
+static int measure(int slot, dlg_cuda_device *dev, model *m)
+{
+  int r;
+  dlg_fault_hold(1);
+  r = measure_all(slot, dev, m);
+  dlg_fault_hold(0);
+  return r;
 }
 
 /* --- the cache --------------------------------------------------------------- */
@@ -228,34 +246,39 @@ static void save(const char *dir, const char *path, const model *m)
   else remove(tmp);
 }
 
-static const model *model_get(dlg_cuda_device *dev)
+/* Slot's model; NULL where it cannot be measured (or the slot has no
+ * device). */
+static const model *model_get(int slot)
 {
   char dir[400], path[600] = "";
   const char *source = "measured";
-  const int known = __atomic_load_n(&model_state, __ATOMIC_ACQUIRE);
-  if (known) return known == 1 ? &the_model : NULL; /* every routed host call asks */
+  dlg_cuda_device *dev;
+  model *m = &models[slot];
+  int *state = &model_state[slot];
+  const int known = __atomic_load_n(state, __ATOMIC_ACQUIRE);
+  if (known) return known == 1 ? m : NULL; /* every routed host call asks */
+  if (!(dev = dlg_cuda_slot_device(slot))) return NULL; /* not remembered: the caller sees why */
   pthread_mutex_lock(&model_lock);
-  if (!model_state) {
+  if (!*state) {
     const int have_path = cache_path(dev, path, sizeof path, dir, sizeof dir) == 0;
-    if (have_path && !dlg_config_get()->recalibrate && load(path, &the_model) == 0) {
+    if (have_path && !dlg_config_get()->recalibrate && load(path, m) == 0) {
       source = "cached";
-      __atomic_store_n(&model_state, 1, __ATOMIC_RELEASE);
+      __atomic_store_n(state, 1, __ATOMIC_RELEASE);
     } else {
-      const int state = measure(dev, &the_model) ? -1 : 1;
-      if (state == 1 && have_path) save(dir, path, &the_model);
-      __atomic_store_n(&model_state, state, __ATOMIC_RELEASE);
+      const int measured = measure(slot, dev, m) ? -1 : 1;
+      if (measured == 1 && have_path) save(dir, path, m);
+      __atomic_store_n(state, measured, __ATOMIC_RELEASE);
     }
-    if (dlg_config_get()->verbose && model_state == 1)
-      fprintf(stderr, "dlgemm: host model (%s%s%s): to device %.1f GB/s, to host %.1f GB/s, "
-              "staging %.1f GB/s, kernels %.1f / %.1f TFLOP/s (FP32 / FP64), overhead %.0f us, "
-              "next BLAS %.2f-%.2f / %.2f-%.2f GFLOP/s\n", source, path[0] ? " in " : "", path,
-              the_model.to_device * 1e-9, the_model.to_host * 1e-9, the_model.staging * 1e-9,
-              the_model.kernel[0] * 1e-12, the_model.kernel[1] * 1e-12, the_model.overhead * 1e6,
-              the_model.cpu[0][0] * 1e-9, the_model.cpu[0][1] * 1e-9, the_model.cpu[1][0] * 1e-9,
-              the_model.cpu[1][1] * 1e-9);
+    if (dlg_config_get()->verbose && *state == 1)
+      fprintf(stderr, "dlgemm: host model (%s%s%s) of cuda:%d: to device %.1f GB/s, to host "
+              "%.1f GB/s, staging %.1f GB/s, kernels %.1f / %.1f TFLOP/s (FP32 / FP64), overhead "
+              "%.0f us, next BLAS %.2f-%.2f / %.2f-%.2f GFLOP/s\n", source, path[0] ? " in " : "",
+              path, dev->ordinal, m->to_device * 1e-9, m->to_host * 1e-9, m->staging * 1e-9,
+              m->kernel[0] * 1e-12, m->kernel[1] * 1e-12, m->overhead * 1e6, m->cpu[0][0] * 1e-9,
+              m->cpu[0][1] * 1e-9, m->cpu[1][0] * 1e-9, m->cpu[1][1] * 1e-9);
   }
   pthread_mutex_unlock(&model_lock);
-  return model_state == 1 ? &the_model : NULL;
+  return *state == 1 ? m : NULL;
 }
 
 /* --- the decision ------------------------------------------------------------ */
@@ -291,10 +314,10 @@ static int verdict(double t_gpu, double t_cpu, char *why, size_t why_len)
   return t_cpu > 0 && t_gpu < t_cpu;
 }
 
-int dlg_cuda_whole_offload_pays(dlg_cuda_device *dev, dlg_dtype real, double flops, double in,
-                                double out, char *why, size_t why_len)
+int dlg_cuda_whole_offload_pays(int slot, dlg_dtype real, double flops, double in, double out,
+                                char *why, size_t why_len)
 {
-  const model *m = model_get(dev);
+  const model *m = model_get(slot);
   const int dt = real == DLG_F64;
   double t_gpu, t_cpu;
   if (!m) return verdict(0, 0, why, why_len);
@@ -308,14 +331,13 @@ int dlg_cuda_whole_offload_pays(dlg_cuda_device *dev, dlg_dtype real, double flo
   return verdict(t_gpu, t_cpu, why, why_len);
 }
 
-int dlg_cuda_offload_pays(dlg_cuda_device *dev, const dlg_gemm *g, char *why, size_t why_len)
+/* g through the engine by model m, in seconds. */
+static double engine_seconds(const model *m, const dlg_gemm *g)
 {
-  const model *m = model_get(dev);
   const double es = (double)dlg_elem_size(g->dtype), batch = (double)g->batch;
   const double mn = (double)g->m * (double)g->n;
   const double in = ((double)g->m * g->k + (double)g->k * g->n + (g->beta != 0 ? mn : 0)) * es;
-  double t_in, t_out, t_k, t_max, t_gpu, t_cpu, tiles;
-  if (!m) return verdict(0, 0, why, why_len);
+  double t_in, t_out, t_k, t_max, tiles;
   t_in = batch * in / fmin(m->to_device, m->staging);
   t_out = batch * mn * es / fmin(m->to_host, m->staging);
   t_k = dlg_flops(g) / m->kernel[g->dtype == DLG_F64];
@@ -323,7 +345,18 @@ int dlg_cuda_offload_pays(dlg_cuda_device *dev, const dlg_gemm *g, char *why, si
   /* The engine overlaps the three except around its first and last tiles:
    * with r tile rows and columns about 1/r of the rest is exposed. */
   tiles = fmax(1.0, fmin(4.0, fmax((double)g->m, (double)g->n) / 1024.0));
-  t_gpu = m->overhead * batch + t_max + (t_in + t_out + t_k - t_max) / tiles;
-  t_cpu = dlg_flops(g) / cpu_flops(m, g);
-  return verdict(t_gpu, t_cpu, why, why_len);
+  return m->overhead * batch + t_max + (t_in + t_out + t_k - t_max) / tiles;
+}
+
+double dlg_cuda_offload_seconds(int slot, const dlg_gemm *g)
+{
+  const model *m = model_get(slot);
+  return m ? engine_seconds(m, g) : -1;
+}
+
+int dlg_cuda_offload_pays(int slot, const dlg_gemm *g, char *why, size_t why_len)
+{
+  const model *m = model_get(slot);
+  if (!m) return verdict(0, 0, why, why_len);
+  return verdict(engine_seconds(m, g), dlg_flops(g) / cpu_flops(m, g), why, why_len);
 }

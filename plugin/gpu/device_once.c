@@ -26,16 +26,17 @@ int dlg_device_ready(dlg_device_once *once, int ordinal, dlg_device_setup setup,
   return 0;
 }
 
-int dlg_device_probe(dlg_device_once *once, dlg_device_setup setup, const char *family,
-                     char *why, size_t why_len)
+int dlg_device_probe(dlg_device_once *once, int ordinal, dlg_device_setup setup,
+                     const char *family, char *why, size_t why_len)
 {
   /* Every host call probes every GPU backend: one that failed before answers
    * with its remembered reason, without formatting an error each time. */
-  if (__atomic_load_n(&once->state[0], __ATOMIC_ACQUIRE) == -1) {
-    dlg_copy_text(why, why_len, once->error[0]);
+  if (ordinal >= 0 && ordinal < DLG_MAX_DEVICES &&
+      __atomic_load_n(&once->state[ordinal], __ATOMIC_ACQUIRE) == -1) {
+    dlg_copy_text(why, why_len, once->error[ordinal]);
     return DLGEMM_ERR_NO_BACKEND;
   }
-  if (dlg_device_ready(once, 0, setup, family)) return 0;
+  if (dlg_device_ready(once, ordinal, setup, family)) return 0;
   snprintf(why, why_len, "%s", dlgemm_last_error());
   return DLGEMM_ERR_NO_BACKEND;
 }

@@ -8,8 +8,7 @@
 
 #include <pthread.h>
 #include <stddef.h>
-
-enum { DLG_MAX_DEVICES = 16 };
+#include "core/config.h" /* DLG_MAX_DEVICES */
 
 typedef struct dlg_device_once {
   int state[DLG_MAX_DEVICES]; /* 0 untried, 1 ready, -1 failed */
@@ -28,9 +27,9 @@ typedef int (*dlg_device_setup)(int ordinal, char *why, size_t why_len);
 int dlg_device_ready(dlg_device_once *once, int ordinal, dlg_device_setup setup,
                      const char *family);
 
-/* A backend's probe: 0 when device 0 is ready, else DLGEMM_ERR_NO_BACKEND
- * with why[] saying why. */
-int dlg_device_probe(dlg_device_once *once, dlg_device_setup setup, const char *family,
-                     char *why, size_t why_len);
+/* A backend's probe: 0 when device `ordinal` (the first it computes on) is
+ * ready, else DLGEMM_ERR_NO_BACKEND with why[] saying why. */
+int dlg_device_probe(dlg_device_once *once, int ordinal, dlg_device_setup setup,
+                     const char *family, char *why, size_t why_len);
 
 #endif

@@ -84,7 +84,7 @@ static dlg_hip_device *device_get(int ordinal)
 
 static int hip_probe(char *why, size_t len)
 {
-  return dlg_device_probe(&devices_once, setup_device, "HIP", why, len);
+  return dlg_device_probe(&devices_once, 0, setup_device, "HIP", why, len);
 }
 
 static int hip_supports(const dlg_gemm *g)

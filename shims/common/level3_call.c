@@ -107,7 +107,7 @@ static void log_call(const blas_call *x, const dlg_level3 *l, const char *backen
     snprintf(dims, sizeof dims, "m=%lld n=%lld", (long long)x->m, (long long)x->n);
   flops = l && seconds > 0 ? dlg_level3_flops(l) / seconds * 1e-9 : 0.0;
   fprintf(stderr, "dlgemm: %s %s %s -> %s (%s) %.3f ms %.2f GFLOP/s\n", x->origin, args, dims,
-          backend, why, seconds * 1e3, flops);
+          dlg_log_backend(backend), why, seconds * 1e3, flops);
 }
 
 /* Inside the door (core/fork.h): everything but the report of an illegal

@@ -310,12 +310,12 @@ dlg_cuda_device *dlg_cuda_device_get(int ordinal)
   return dlg_device_ready(&devices_once, ordinal, setup_device, "CUDA") ? &devices[ordinal] : NULL;
 }
 
-int dlg_cuda_device_probe(char *why, size_t len)
+int dlg_cuda_device_probe(int ordinal, char *why, size_t len)
 {
   if (forked) {
     snprintf(why, len, "CUDA cannot be used in a process forked after CUDA was set up in its "
              "parent");
     return DLGEMM_ERR_NO_BACKEND;
   }
-  return dlg_device_probe(&devices_once, setup_device, "CUDA", why, len);
+  return dlg_device_probe(&devices_once, ordinal, setup_device, "CUDA", why, len);
 }

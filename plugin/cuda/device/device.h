@@ -63,8 +63,9 @@ typedef struct dlg_cuda_device {
  * embedded fatbins), or NULL with a dlgemm_last_error() message. */
 dlg_cuda_device *dlg_cuda_device_get(int ordinal);
 
-/* The backend's probe: 0 when device 0 is set up (or can be), else
- * DLGEMM_ERR_NO_BACKEND with why[] saying why. */
-int dlg_cuda_device_probe(char *why, size_t why_len);
+/* The backend's probe: 0 when device `ordinal` (the first of host-array
+ * calls) is set up (or can be), else DLGEMM_ERR_NO_BACKEND with why[]
+ * saying why. */
+int dlg_cuda_device_probe(int ordinal, char *why, size_t why_len);
 
 #endif

@@ -8,7 +8,9 @@
  * back, a chunk every ~100 us, and on the H100 machine (a VM) waking a
  * sleeping thread costs tens of microseconds; so the workers, and the
  * caller waiting for them, spin for SPIN_SECONDS before they sleep.  Below
- * 1 MiB the caller copies alone.
+ * 1 MiB the caller copies alone.  Jobs of several callers (the engines of
+ * several devices, each on its thread) take turns: one pool moves what the
+ * host's memory can, and splitting it would not move more.
  *
  * The bytes are written with streaming (non-temporal) stores: the
  * destination is either a pinned chunk that the copy engine reads next or
@@ -33,6 +35,8 @@
 
 enum { MAX_THREADS = 32, SMALL = 1 << 20, PIECE = 256 << 10 };
 #define SPIN_SECONDS 200e-6 /* about two chunks' copy time */
+
+static pthread_mutex_t turn = PTHREAD_MUTEX_INITIALIZER; /* one job at a time */
 
 static struct {
   pthread_mutex_t lock;
@@ -200,6 +204,7 @@ void dlg_copy_lines(const dlg_lines *m, size_t off, size_t len, char *buf, int g
     return;
   }
   pthread_once(&hooks_once, register_hooks);
+  pthread_mutex_lock(&turn);
   pthread_mutex_lock(&pool.lock);
   parts = start_workers(threads);
   pool.m = m, pool.off = off, pool.len = len, pool.buf = buf, pool.gather = gather, pool.next = 0;
@@ -216,6 +221,7 @@ void dlg_copy_lines(const dlg_lines *m, size_t off, size_t len, char *buf, int g
   pthread_mutex_lock(&pool.lock);
   while (pool.finished < (unsigned long)pool.parts) pthread_cond_wait(&pool.done, &pool.lock);
   pthread_mutex_unlock(&pool.lock);
+  pthread_mutex_unlock(&turn);
 }
 
 int dlg_copy_threads_default(void)

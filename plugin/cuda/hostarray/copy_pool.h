@@ -20,9 +20,8 @@ typedef struct dlg_lines {
 
 /* Copy bytes [off, off + len) of the compact image of m: from m into buf
  * (gather) or from buf into m.  Runs on the pool's threads and the
- * caller's; returns when done.  Not reentrant: callers serialise (the
- * engine's lock).  threads is the parallelism wanted, 1 for the caller
- * alone. */
+ * caller's; returns when done.  Callers on several threads take turns.
+ * threads is the parallelism wanted, 1 for the caller alone. */
 void dlg_copy_lines(const dlg_lines *m, size_t off, size_t len, char *buf, int gather, int threads);
 
 /* Threads the pool will use by default: DLGEMM_COPY_THREADS (config.h),

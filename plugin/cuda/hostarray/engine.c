@@ -22,6 +22,9 @@
  * stops, lets the device drain, and finishes every unfinished line range on
  * the next BLAS - the same answer - and notes the fallback.
  * DLGEMM_INJECT_FAULT makes the n-th allocation, launch or copy fail.
+ *
+ * One engine per slot (hostarray/slots.h): cuda/spread.c runs the blocks
+ * of one call on several at once, each on its own thread.
  */
 #include <sched.h>
 #include <stdio.h>
@@ -35,13 +38,13 @@
 #include "cuda/device/gemm.h"
 #include "cuda/hostarray/copy_pool.h"
 #include "cuda/hostarray/engine.h"
-#include "gpu/device_once.h"
+#include "cuda/hostarray/slots.h"
 #include "gpu/staging.h"
 
 /* The host-array engine's state: streams, pinned staging chunks and events,
  * made on its first call and kept; one call at a time holds the lock.  One
- * per device, beside (not inside) the device's state: the device layer
- * knows nothing of host arrays. */
+ * per slot, beside (not inside) the device's state: the device layer knows
+ * nothing of host arrays, and a device listed twice has two engines. */
 enum { DLG_OFFLOAD_COMPUTE_STREAMS = 3 };
 typedef struct dlg_offload {
   pthread_mutex_t lock;
@@ -67,10 +70,10 @@ static void init_locks(void)
   for (i = 0; i < DLG_MAX_DEVICES; i++) pthread_mutex_init(&engines[i].lock, NULL);
 }
 
-static dlg_offload *engine_of(const dlg_cuda_device *dev)
+static dlg_offload *engine_of(int slot)
 {
   pthread_once(&engines_once, init_locks);
-  return &engines[dev->ordinal];
+  return &engines[slot];
 }
 
 /* One transfer to the device: a panel of A or B, or a tile of C (beta != 0). */
@@ -120,10 +123,11 @@ static int failed(job *j, CUresult r, const char *step)
 
 /* --- the engine's lasting state -------------------------------------------- */
 
-static CUresult setup(dlg_cuda_device *dev, const dlg_cuda_api *cu)
+static CUresult setup(int slot, dlg_cuda_device *dev, const dlg_cuda_api *cu)
 {
-  dlg_offload *o = engine_of(dev);
+  dlg_offload *o = engine_of(slot);
   const dlg_config *cfg = dlg_config_get();
+  const int sharers = dlg_cuda_slot_sharers(slot);
   size_t bytes = (size_t)(cfg->pinned_mb * 1048576.0), total = 0, freeb = 0;
   cuuint64_t keep;
   CUresult r;
@@ -146,11 +150,12 @@ static CUresult setup(dlg_cuda_device *dev, const dlg_cuda_api *cu)
   for (i = 0; i < n; i++)
     if ((r = cu->EventCreate(&o->chunk_done[i], CU_EVENT_DISABLE_TIMING))) return r;
   o->threads = dlg_copy_threads_default();
-  /* Half the GPU unless told, and let dlgemm's pool keep that much between
-   * calls: re-mapping gigabytes each call would cost milliseconds. */
+  /* Half the GPU unless told, shared by the slots on it, and let dlgemm's
+   * pool keep that much between calls: re-mapping gigabytes each call
+   * would cost milliseconds. */
   if ((r = cu->MemGetInfo(&freeb, &total))) return r;
-  o->budget = cfg->device_mb > 0 ? (size_t)(cfg->device_mb * 1048576.0) : total / 2;
-  keep = o->budget;
+  keep = cfg->device_mb > 0 ? (cuuint64_t)(cfg->device_mb * 1048576.0) : total / 2;
+  o->budget = (size_t)(keep / (cuuint64_t)sharers);
   return cu->MemPoolSetAttribute(dev->pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &keep);
 }
 
@@ -433,10 +438,9 @@ static int finish_on_cpu(job *j)
 /* g (batch 1, fitting the device budget) through the engine.  Returns 0
  * when done (on the GPU, or finished on the CPU after a fault: *redone > 0
  * tiles), else a status with the caller's C untouched. */
-static dlgemm_status run_one(dlg_cuda_device *dev, const dlg_cuda_api *cu, const dlg_gemm *g,
-                             int *redone, char *fault, size_t fault_len)
+static dlgemm_status run_one(dlg_offload *o, dlg_cuda_device *dev, const dlg_cuda_api *cu,
+                             const dlg_gemm *g, int *redone, char *fault, size_t fault_len)
 {
-  dlg_offload *o = engine_of(dev);
   const int64_t tm = tile_extent(g->m), tn = tile_extent(g->n);
   job j;
   int i, t, ntiles;
@@ -521,18 +525,19 @@ static double block_bytes(const dlg_gemm *g, double m, double n)
   return (m * (double)g->k + (double)g->k * n + m * n) * (double)dlg_elem_size(g->dtype);
 }
 
-dlgemm_status dlg_cuda_offload(dlg_cuda_device *dev, const dlg_gemm *g)
+dlgemm_status dlg_cuda_offload_one(int slot, const dlg_gemm *g)
 {
   char why[160], fault[200] = "";
   const dlg_cuda_api *cu = dlg_cuda_api_get(why, sizeof why);
-  dlg_offload *o = engine_of(dev);
+  dlg_cuda_device *dev = cu ? dlg_cuda_slot_device(slot) : NULL;
+  dlg_offload *o = engine_of(slot);
   const size_t es = dlg_elem_size(g->dtype);
   int64_t bm = g->m, bn = g->n, p, r0, c0;
   int redone = 0, blocks = 0, cpu_blocks = 0;
   dlgemm_status st = DLGEMM_OK;
   CUresult r;
 
-  if (!cu) return DLGEMM_ERR_NO_BACKEND;
+  if (!dev) return DLGEMM_ERR_NO_BACKEND;
   if (g->m == 0 || g->n == 0) return DLGEMM_OK;
   pthread_mutex_lock(&o->lock);
   if ((r = cu->CtxPushCurrent(dev->ctx))) {
@@ -540,7 +545,7 @@ dlgemm_status dlg_cuda_offload(dlg_cuda_device *dev, const dlg_gemm *g)
     return dlg_fail(DLGEMM_ERR_BACKEND_FAILED, "CUDA device %d: %s", dev->ordinal,
                     dlg_cuda_error(r));
   }
-  if (!o->ready && (r = setup(dev, cu))) {
+  if (!o->ready && (r = setup(slot, dev, cu))) {
     st = dlg_fail(DLGEMM_ERR_BACKEND_FAILED, "CUDA host-array engine setup failed: %s",
                   dlg_cuda_error(r));
     goto out;
@@ -573,7 +578,7 @@ dlgemm_status dlg_cuda_offload(dlg_cuda_device *dev, const dlg_gemm *g)
         if (fault[0]) { /* after a fault the rest stays on the CPU */
           dlg_backend_cpu.run(&s);
           cpu_blocks++;
-        } else if ((st = run_one(dev, cu, &s, &redone, fault, sizeof fault))) {
+        } else if ((st = run_one(o, dev, cu, &s, &redone, fault, sizeof fault))) {
           if (!blocks) goto out; /* nothing written yet: the caller falls back */
           st = DLGEMM_OK;
           dlg_backend_cpu.run(&s);
@@ -591,12 +596,13 @@ out:
   return st;
 }
 
-dlgemm_status dlg_cuda_offload_measure(dlg_cuda_device *dev, double *to_device,
-                                       double *to_host, double *staging)
+dlgemm_status dlg_cuda_offload_measure(int slot, double *to_device, double *to_host,
+                                       double *staging)
 {
   char why[160];
   const dlg_cuda_api *cu = dlg_cuda_api_get(why, sizeof why);
-  dlg_offload *o = engine_of(dev);
+  dlg_cuda_device *dev = cu ? dlg_cuda_slot_device(slot) : NULL;
+  dlg_offload *o = engine_of(slot);
   const size_t bytes = 64u << 20;
   CUdeviceptr d = 0;
   char *host = malloc(bytes);
@@ -606,14 +612,14 @@ dlgemm_status dlg_cuda_offload_measure(dlg_cuda_device *dev, double *to_device,
   size_t off;
   int rep;
 
-  if (!cu || !host) {
+  if (!dev || !host) {
     free(host);
     return dlg_fail(DLGEMM_ERR_BACKEND_FAILED, "cannot measure the link");
   }
   memset(host, 1, bytes); /* pages present, as in a program's arrays */
   pthread_mutex_lock(&o->lock);
   if ((r = cu->CtxPushCurrent(dev->ctx))) goto unlock;
-  if ((!o->ready && (r = setup(dev, cu))) || (r = cu->MemAlloc(&d, bytes))) goto out;
+  if ((!o->ready && (r = setup(slot, dev, cu))) || (r = cu->MemAlloc(&d, bytes))) goto out;
   o->ready = 1;
   /* Each direction through the first chunk, as the engine's copies go;
    * the second repetition is the one timed. */
@@ -683,20 +689,21 @@ static CUresult transfer(const dlg_cuda_api *cu, dlg_offload *o, const dlg_lines
   return r ? r : cu->StreamSynchronize(s);
 }
 
-dlgemm_status dlg_cuda_offload_matrix(dlg_cuda_device *dev, void *host, int64_t ld, CUdeviceptr d,
+dlgemm_status dlg_cuda_offload_matrix(int slot, void *host, int64_t ld, CUdeviceptr d,
                                       int64_t dld, int64_t rows, int64_t cols, size_t es,
                                       int to_device, CUstream s)
 {
   char why[160];
   const dlg_cuda_api *cu = dlg_cuda_api_get(why, sizeof why);
-  dlg_offload *o = engine_of(dev);
+  dlg_cuda_device *dev = cu ? dlg_cuda_slot_device(slot) : NULL;
+  dlg_offload *o = engine_of(slot);
   const dlg_lines l = {host, (size_t)rows * es, (size_t)ld * es, (size_t)cols};
   CUresult r;
-  if (!cu) return DLGEMM_ERR_NO_BACKEND;
+  if (!dev) return DLGEMM_ERR_NO_BACKEND;
   if (!rows || !cols) return DLGEMM_OK;
   pthread_mutex_lock(&o->lock);
   if (!(r = cu->CtxPushCurrent(dev->ctx))) {
-    if (!o->ready && !(r = setup(dev, cu))) o->ready = 1;
+    if (!o->ready && !(r = setup(slot, dev, cu))) o->ready = 1;
     if (!r && l.width <= o->chunk) {
       r = transfer(cu, o, &l, d, (size_t)dld * es, to_device, s);
     } else if (!r) { /* a column longer than a chunk: the driver's own staging */

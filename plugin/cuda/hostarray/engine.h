@@ -8,23 +8,25 @@
 
 #include "cuda/device/device.h"
 
-/* g on host memory through the engine: synchronous.  A
- * failure before C was touched returns a status (the caller falls back); a
- * failure after finishes the remaining tiles on the next BLAS, returns
- * DLGEMM_OK and says so in dlg_note(). */
-dlgemm_status dlg_cuda_offload(dlg_cuda_device *dev, const dlg_gemm *g);
+/* g on host memory through the engine of slot `slot` (hostarray/slots.h),
+ * on that slot's device: synchronous.  A failure before C was touched
+ * returns a status (the caller falls back); a failure after finishes the
+ * remaining tiles on the next BLAS, returns DLGEMM_OK and says so in
+ * dlg_note().  Each slot's engine takes one call at a time. */
+dlgemm_status dlg_cuda_offload_one(int slot, const dlg_gemm *g);
 
-/* The engine's link: bytes/s of pinned copies to and from the device and of
- * the copy pool staging pageable memory (measured for the routing model). */
-dlgemm_status dlg_cuda_offload_measure(dlg_cuda_device *dev, double *to_device,
-                                       double *to_host, double *staging);
+/* The link of slot's engine: bytes/s of pinned copies to and from its
+ * device and of the copy pool staging pageable memory (measured for the
+ * routing model). */
+dlgemm_status dlg_cuda_offload_measure(int slot, double *to_device, double *to_host,
+                                       double *staging);
 
 /* A column-major host matrix (rows x cols, leading dimension ld, elements of
- * es bytes) to or from device memory d (leading dimension dld) on stream s,
- * through the engine's pinned chunks and copy threads: the link's speed
- * rather than one memcpy thread's.  Synchronous (to the device: the copy
- * has left the host buffer; kernels queued on s after it see it). */
-dlgemm_status dlg_cuda_offload_matrix(dlg_cuda_device *dev, void *host, int64_t ld, CUdeviceptr d,
+ * es bytes) to or from memory d (leading dimension dld) of slot's device on
+ * stream s, through slot's pinned chunks and the copy threads: the link's
+ * speed rather than one memcpy thread's.  Synchronous (to the device: the
+ * copy has left the host buffer; kernels queued on s after it see it). */
+dlgemm_status dlg_cuda_offload_matrix(int slot, void *host, int64_t ld, CUdeviceptr d,
                                       int64_t dld, int64_t rows, int64_t cols, size_t es,
                                       int to_device, CUstream s);
 

@@ -1,7 +1,8 @@
 /*
- * offload.c - a factorization of a host array on the GPU: one copy of the
- * matrix in, the whole recursion on the device (recursive.c, qr.c), one
- * copy of the factors, pivots (or TAU) and INFO out.  ORMQR likewise: A's
+ * offload.c - a factorization of a host array on the GPU (the first device
+ * of host-array calls, hostarray/slots.h): one copy of the matrix in, the
+ * whole recursion on the device (recursive.c, qr.c), one copy of the
+ * factors, pivots (or TAU) and INFO out.  ORMQR likewise: A's
  * reflectors, TAU and C in, C out.  The copies go through the host-array
  * engine's pinned chunks and copy threads (dlg_cuda_offload_matrix): one
  * memcpy thread staging pageable memory would take 0.25 s each way for a
@@ -31,6 +32,7 @@
 #include "cuda/device/driver.h"
 #include "core/calllog.h"
 #include "cuda/hostarray/engine.h"
+#include "cuda/hostarray/slots.h"
 #include "cuda/lapack/offload.h"
 #include "cuda/lapack/qr.h"
 #include "cuda/lapack/recursive.h"
@@ -50,10 +52,11 @@ typedef struct mat_copy {
 
 static size_t round256(size_t b) { return (b + 255) / 256 * 256; }
 
-static dlgemm_status copy(dlg_cuda_device *dev, const mat_copy *x, size_t es, int to_device,
-                          CUstream s)
+/* Through the engine of slot 0, the first device of host-array calls
+ * (hostarray/slots.h): the one the factorization runs on. */
+static dlgemm_status copy(const mat_copy *x, size_t es, int to_device, CUstream s)
 {
-  return dlg_cuda_offload_matrix(dev, x->host, x->ld, x->dev, x->dld, x->rows, x->cols, es,
+  return dlg_cuda_offload_matrix(0, x->host, x->ld, x->dev, x->dld, x->rows, x->cols, es,
                                  to_device, s);
 }
 
@@ -110,7 +113,7 @@ static dlgemm_status run(dlg_factor *f, dlg_cuda_device *dev, const dlg_cuda_api
   if ((e = cu->MemsetD32Async(r.info, 0, 1, s)) ||
       (ormqr && (e = cu->MemcpyHtoDAsync(r.tau, vec, vbytes, s)))) {
     st = cuda_failed("copy in", e);
-  } else if (!(st = copy(dev, &a, es, 1, s)) && !(st = ormqr ? copy(dev, &c, es, 1, s) : 0)) {
+  } else if (!(st = copy(&a, es, 1, s)) && !(st = ormqr ? copy(&c, es, 1, s) : 0)) {
     const dlg_dview av = {a.dev, a.rows, a.cols, 1, a.dld};
     t1 = dlg_now();
     if (f->kind == DLG_GETRF) {
@@ -134,7 +137,7 @@ static dlgemm_status run(dlg_factor *f, dlg_cuda_device *dev, const dlg_cuda_api
     if (!st && ((vbytes && !ormqr &&
                  ((e = cu->MemcpyDtoHAsync(vec, r.ipiv, vbytes, s)) ||
                   (e = cu->StreamSynchronize(s)))) ||
-                copy(dev, &c, es, 0, s))) {
+                copy(&c, es, 0, s))) {
       /* The caller's matrix may be half written: no fallback can undo it. */
       fprintf(stderr, "dlgemm: %s: copying the result back failed (%s); it is incomplete\n",
               f->origin, e ? dlg_cuda_error(e) : dlgemm_last_error());
@@ -156,7 +159,7 @@ dlgemm_status dlg_cuda_factor(dlg_factor *f)
 {
   char why[160];
   const dlg_cuda_api *cu = dlg_cuda_api_get(why, sizeof why);
-  dlg_cuda_device *dev = cu ? dlg_cuda_device_get(0) : NULL;
+  dlg_cuda_device *dev = cu ? dlg_cuda_slot_device(0) : NULL;
   CUstream s;
   CUresult e;
   dlgemm_status st;
@@ -164,6 +167,7 @@ dlgemm_status dlg_cuda_factor(dlg_factor *f)
   if (!dev) return DLGEMM_ERR_NO_BACKEND;
   if (f->m > 0x7fffffff || f->n > 0x7fffffff)
     return dlg_fail(DLGEMM_ERR_TOO_LARGE, "m and n must fit in 32 bits");
+  dlg_cuda_say_slots(1);
   if ((e = cu->CtxPushCurrent(dev->ctx))) return cuda_failed("context", e);
   if ((e = cu->StreamCreate(&s, CU_STREAM_NON_BLOCKING))) {
     st = cuda_failed("stream creation", e);

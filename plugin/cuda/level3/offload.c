@@ -1,8 +1,9 @@
 /*
- * offload.c - a level-3 routine on host arrays, on the GPU: the matrices
- * it reads copied over once (through the host-array engine's pinned chunks
- * and copy threads), the routine on the device (blas3.c), the matrix it
- * writes copied back.  C goes over only where the routine reads it (beta
+ * offload.c - a level-3 routine on host arrays, on the GPU (the first
+ * device of host-array calls, hostarray/slots.h): the matrices it reads
+ * copied over once (through the host-array engine's pinned chunks and copy
+ * threads), the routine on the device (blas3.c), the matrix it writes
+ * copied back.  C goes over only where the routine reads it (beta
  * not 0, TRMM's and TRSM's B, the rank-k updates' other triangle, which
  * must come back as it was); A only as far as it is read (one triangle).
  * B and C cross in blocks (run() says how), so that a block computes while
@@ -21,6 +22,7 @@
 #include "cuda/device/device.h"
 #include "cuda/device/driver.h"
 #include "cuda/hostarray/engine.h"
+#include "cuda/hostarray/slots.h"
 #include "cuda/level3/blas3.h"
 #include "cuda/level3/offload.h"
 
@@ -82,10 +84,12 @@ static void shapes(const dlg_level3 *x, mat *m)
   }
 }
 
-static dlgemm_status copy(dlg_cuda_device *dev, const mat *m, size_t es, int to_device, CUstream s)
+/* Through the engine of slot 0, the first device of host-array calls
+ * (hostarray/slots.h): the one this routine runs on. */
+static dlgemm_status copy(const mat *m, size_t es, int to_device, CUstream s)
 {
   if (!m->rows || !m->cols) return DLGEMM_OK;
-  return dlg_cuda_offload_matrix(dev, (void *)m->host, m->ld, m->dev.p, m->dev.cs, m->rows,
+  return dlg_cuda_offload_matrix(0, (void *)m->host, m->ld, m->dev.p, m->dev.cs, m->rows,
                                  m->cols, es, to_device, s);
 }
 
@@ -105,8 +109,7 @@ static mat block(const mat *m, int dim, int64_t i0, int64_t i1, size_t es)
 
 /* A over, only the triangle read where the routine reads one (in column
  * blocks: a rectangle each, about half of A in all). */
-static dlgemm_status copy_a(dlg_cuda_device *dev, const dlg_level3 *x, const mat *a, size_t es,
-                            CUstream s)
+static dlgemm_status copy_a(const dlg_level3 *x, const mat *a, size_t es, CUstream s)
 {
   const int tri = x->kind == DLG_L3_SYMM || x->kind == DLG_L3_HEMM || x->kind == DLG_L3_TRMM ||
                   x->kind == DLG_L3_TRSM;
@@ -116,7 +119,7 @@ static dlgemm_status copy_a(dlg_cuda_device *dev, const dlg_level3 *x, const mat
     const int64_t j1 = j + nb < n ? j + nb : n;
     mat col = block(a, 1, j, j1, es);
     if (tri) col = x->upper ? block(&col, 0, 0, j1, es) : block(&col, 0, j, n, es);
-    st = copy(dev, &col, es, 1, s);
+    st = copy(&col, es, 1, s);
   }
   return st;
 }
@@ -176,8 +179,8 @@ static dlgemm_status run(dlg_level3 *x, dlg_cuda_device *dev, const dlg_cuda_api
   extent = split < 0 ? 1 : split ? m[2].cols : m[2].rows;
   nb = (int64_t)dlg_config_get()->level3_block;
   if (nb * max_blocks < extent) nb = (extent + max_blocks - 1) / max_blocks;
-  st = copy_a(dev, x, &m[0], es, s2);
-  if (!st && split < 0 && m[1].in) st = copy(dev, &m[1], es, 1, s2);
+  st = copy_a(x, &m[0], es, s2);
+  if (!st && split < 0 && m[1].in) st = copy(&m[1], es, 1, s2);
   t1 = dlg_now();
   if (!st) dlg_cuda_blas3_prepare(&r, x, m[0].dev);
   for (i = 0; i < extent && !st && !r.status; i += nb, nblocks++) {
@@ -189,8 +192,8 @@ static dlgemm_status run(dlg_level3 *x, dlg_cuda_device *dev, const dlg_cuda_api
       c = block(&m[2], split, i, i1, es), w = block(&m[3], split, i, i1, es);
       if (split) xb.n = i1 - i; else xb.m = i1 - i;
     }
-    if ((split >= 0 && b.in && (st = copy(dev, &b, es, 1, s2))) ||
-        (c.in && (st = copy(dev, &c, es, 1, s2))))
+    if ((split >= 0 && b.in && (st = copy(&b, es, 1, s2))) ||
+        (c.in && (st = copy(&c, es, 1, s2))))
       break;
     dlg_cuda_blas3(&r, &xb, m[0].dev, b.dev, c.dev, w.dev);
     if (!r.status && (e = cu->EventRecord(done[nblocks], s))) st = cuda_failed("event", e);
@@ -200,7 +203,7 @@ static dlgemm_status run(dlg_level3 *x, dlg_cuda_device *dev, const dlg_cuda_api
   for (i = 0; i < extent && !st; i += nb) {
     const int64_t i1 = i + nb < extent ? i + nb : extent;
     const mat o = split < 0 ? m[out] : block(&m[out], split, i, i1, es);
-    if ((e = cu->StreamWaitEvent(s2, done[i / nb], 0)) || copy(dev, &o, es, 0, s2)) {
+    if ((e = cu->StreamWaitEvent(s2, done[i / nb], 0)) || copy(&o, es, 0, s2)) {
       /* The caller's matrix may be half written: no fallback can undo it. */
       fprintf(stderr, "dlgemm: %s: copying the result back failed (%s); it is incomplete\n",
               x->origin, e ? dlg_cuda_error(e) : dlgemm_last_error());
@@ -220,7 +223,7 @@ dlgemm_status dlg_cuda_level3(dlg_level3 *x)
 {
   char why[160];
   const dlg_cuda_api *cu = dlg_cuda_api_get(why, sizeof why);
-  dlg_cuda_device *dev = cu ? dlg_cuda_device_get(0) : NULL;
+  dlg_cuda_device *dev = cu ? dlg_cuda_slot_device(0) : NULL;
   CUstream s, s2;
   CUevent done[MAX_BLOCKS + 1];
   CUresult e;
@@ -228,6 +231,7 @@ dlgemm_status dlg_cuda_level3(dlg_level3 *x)
   int events;
   if (!cu) return dlg_fail(DLGEMM_ERR_NO_BACKEND, "%s", why);
   if (!dev) return DLGEMM_ERR_NO_BACKEND;
+  dlg_cuda_say_slots(1);
   if ((e = cu->CtxPushCurrent(dev->ctx))) return cuda_failed("context", e);
   /* s computes, s2 copies; done[b]: block b's kernels finished */
   if ((e = cu->StreamCreate(&s, CU_STREAM_NON_BLOCKING))) {

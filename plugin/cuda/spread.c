@@ -1,0 +1,160 @@
+/*
+ * spread.c - one host-array GEMM over several devices (spread.h).
+ *
+ * gpu/split.c cuts C's longer side into a block per slot, in proportion to
+ * each slot's speed on this call by its model (model.c; slots on one device
+ * share its speed, and slots all on one device are equal without asking).
+ * Each block is a product of its own - the same A and B panels, the same
+ * alpha and beta on its own part of C - run by its slot's engine: the
+ * caller's thread takes the first, one thread each the others.
+ *
+ * Failure, for the call as for one engine.  A block whose engine fails
+ * before writing leaves its part of C untouched; when every block failed
+ * so, the call returns the status and the caller falls back with C as it
+ * was.  Otherwise the blocks that failed are computed on the next BLAS, the
+ * answer that BLAS gives for them, and the fallback is noted.  A block
+ * whose engine fails after writing is finished on the next BLAS by the
+ * engine itself.
+ *
+ * TODO: peer copies.  Every device reads the smaller operand from the host
+ * (one host copy per device); where a device pair has peer access, one of
+ * them could forward its panels instead, sparing the host's copy threads.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include "core/errors.h"
+#include "cpu/backend.h"
+#include "cuda/hostarray/engine.h"
+#include "cuda/hostarray/slots.h"
+#include "cuda/spread.h"
+#include "cuda/model.h"
+#include "gpu/split.h"
+
+typedef struct part {
+  int slot;
+  dlg_gemm g;
+  dlgemm_status st;
+  char error[200], note[256]; /* the engine's, which are its thread's */
+} part;
+
+static void *run_part(void *arg)
+{
+  part *p = arg;
+  p->st = dlg_cuda_offload_one(p->slot, &p->g);
+  if (p->st) dlg_copy_text(p->error, sizeof p->error, dlgemm_last_error());
+  dlg_copy_text(p->note, sizeof p->note, dlg_take_note());
+  return NULL;
+}
+
+/* elems elements of es bytes past p; an empty operand's NULL stays NULL. */
+static void *past(void *p, int64_t elems, size_t es)
+{
+  return p ? (char *)p + (size_t)elems * es : NULL;
+}
+
+/* Columns (cols) or rows [lo, hi) of g's C, as a product of their own. */
+static dlg_gemm block(const dlg_gemm *g, int cols, int64_t lo, int64_t hi)
+{
+  const size_t es = dlg_elem_size(g->dtype);
+  dlg_gemm b = *g;
+  if (cols) {
+    b.n = b.b.cols = b.c.cols = hi - lo;
+    b.b.data = past(g->b.data, lo * g->b.cs, es), b.c.data = past(g->c.data, lo * g->c.cs, es);
+  } else {
+    b.m = b.a.rows = b.c.rows = hi - lo;
+    b.a.data = past(g->a.data, lo * g->a.rs, es), b.c.data = past(g->c.data, lo * g->c.rs, es);
+  }
+  return b;
+}
+
+/* Each slot's speed on g, in calls per second. */
+static void speeds(const dlg_gemm *g, const dlg_device_choice *c, double *speed)
+{
+  int s, one_device = 1;
+  for (s = 1; s < c->n; s++) one_device &= c->ordinal[s] == c->ordinal[0];
+  for (s = 0; s < c->n; s++) {
+    const double t = one_device ? 1.0 : dlg_cuda_offload_seconds(s, g);
+    speed[s] = t > 0 ? 1.0 / (t * dlg_cuda_slot_sharers(s)) : 0.0;
+  }
+}
+
+/* "; " and text after *used bytes of out, as far as it fits. */
+static void append(char *out, size_t len, size_t *used, const char *text)
+{
+  if (*used + 3 >= len) return;
+  *used += (size_t)snprintf(out + *used, len - *used, "%s%s", *used ? "; " : "", text);
+  if (*used >= len) *used = len - 1;
+}
+
+/* The parts that failed (their C untouched) on the next BLAS; their
+ * reasons and the engines' notes noted, the fallbacks first (the engine's
+ * own start with "fallback"): the DLGEMM_VERBOSE line is cut at its
+ * length, and tests look for the word. */
+static dlgemm_status finish(part *parts, int n)
+{
+  char note[256] = "", line[512];
+  size_t used = 0;
+  dlgemm_status st = DLGEMM_OK;
+  int i, pass;
+  for (i = 0; i < n; i++)
+    if (parts[i].st) {
+      if (!st) st = dlg_backend_cpu.run(&parts[i].g);
+      snprintf(line, sizeof line, "fallback: cuda:%d (slot %d) failed: %s; its block finished on "
+               "the next BLAS", dlg_cuda_slots()->ordinal[parts[i].slot], parts[i].slot,
+               parts[i].error);
+      append(note, sizeof note, &used, line);
+    }
+  for (pass = 0; pass < 2; pass++)
+    for (i = 0; i < n; i++)
+      if (parts[i].note[0] && !strncmp(parts[i].note, "fallback", 8) == !pass) {
+        snprintf(line, sizeof line, "cuda:%d (slot %d): %s",
+                 dlg_cuda_slots()->ordinal[parts[i].slot], parts[i].slot, parts[i].note);
+        append(note, sizeof note, &used, line);
+      }
+  if (note[0]) dlg_note("%s", note);
+  return st;
+}
+
+/* The parts at once: the caller's thread takes the first, a thread each
+ * the others (or the caller too, where one cannot be started). */
+static void run_parts(part *parts, int n)
+{
+  pthread_t thread[DLG_MAX_DEVICES];
+  int started[DLG_MAX_DEVICES] = {0}, i;
+  for (i = 1; i < n; i++) started[i] = !pthread_create(&thread[i], NULL, run_part, &parts[i]);
+  for (i = 0; i < n; i++)
+    if (!started[i]) run_part(&parts[i]);
+  for (i = 1; i < n; i++)
+    if (started[i]) pthread_join(thread[i], NULL);
+}
+
+dlgemm_status dlg_cuda_offload(const dlg_gemm *g)
+{
+  const dlg_device_choice *c = dlg_cuda_slots();
+  double speed[DLG_MAX_DEVICES];
+  part parts[DLG_MAX_DEVICES];
+  dlg_split plan;
+  unsigned mask = 0;
+  int s, n = 0, failed = 0;
+  if (c->n <= 1) {
+    dlg_cuda_say_slots(1);
+    return dlg_cuda_offload_one(0, g);
+  }
+  speeds(g, c, speed);
+  dlg_split_plan(g->m, g->n, speed, c->n, &plan);
+  for (s = 0; s < c->n; s++)
+    if (plan.start[s + 1] > plan.start[s]) {
+      memset(&parts[n], 0, sizeof parts[n]);
+      parts[n].slot = s;
+      parts[n++].g = block(g, plan.cols, plan.start[s], plan.start[s + 1]);
+      mask |= 1u << s;
+    }
+  if (!n) return DLGEMM_OK;
+  run_parts(parts, n);
+  for (s = 0; s < n; s++) failed += parts[s].st != DLGEMM_OK;
+  if (failed == n) /* nothing written anywhere: the caller falls back */
+    return dlg_fail(parts[0].st, "%s", parts[0].error);
+  dlg_cuda_say_slots(mask);
+  return finish(parts, n);
+}

@@ -1,0 +1,30 @@
+/*
+ * devices.h - which GPUs a process's host-array calls run on: DLGEMM_DEVICES,
+ * else the device of its node-local rank when a launcher started it, else
+ * every device.  A pure function of the environment and the device count,
+ * so that every rule is tested without a GPU.
+ */
+#ifndef DLG_DEVICES_H
+#define DLG_DEVICES_H
+
+#include "core/config.h"
+
+/* The environment, as getenv reads it (tests pass their own). */
+typedef const char *(*dlg_env_fn)(const char *name);
+
+/* The chosen devices as slots: logical devices, one host-array engine
+ * each; a device listed twice is two slots. */
+typedef struct dlg_device_choice {
+  int n;                        /* slots; 0: no device */
+  int ordinal[DLG_MAX_DEVICES]; /* the device of each slot */
+  char why[128];                /* how they were chosen, for DLGEMM_VERBOSE */
+  char warning[160];            /* a setting ignored, and why; "" when none */
+} dlg_device_choice;
+
+/* The slots for count devices present, from DLGEMM_DEVICES as the
+ * configuration parsed it (listed[0..nlisted)) and the launchers'
+ * local-rank variables read through env. */
+void dlg_devices_choose(const int *listed, int nlisted, dlg_env_fn env, int count,
+                        dlg_device_choice *out);
+
+#endif
