@@ -7,7 +7,7 @@
 # usage (on the GPU machine, from the repository root):
 #   source .devdeps/env.sh && conformance/gpu.sh [bench-reps]
 # GPU_STEPS picks parts (default all): build ctest python frameworks netlib
-# lapack sanitizer sass ncu bench tcbench shapes hostbench lapackbench gcnport load; GPU_CMAKE_ARGS
+# lapack scalapack sanitizer sass ncu bench tcbench shapes hostbench lapackbench gcnport load; GPU_CMAKE_ARGS
 # adds configure options.
 # Logs go to $OUT (or ./gpu-out); the last lines printed are the summary.
 set -u
@@ -17,7 +17,7 @@ reps=${1:-20}
 build=build-gpu
 summary=()
 note() { summary+=("$1"); echo "== $1"; }
-steps=" ${GPU_STEPS:-build ctest python frameworks netlib lapack sanitizer sass ncu bench tcbench shapes hostbench lapackbench gcnport load} "
+steps=" ${GPU_STEPS:-build ctest python frameworks netlib lapack scalapack sanitizer sass ncu bench tcbench shapes hostbench lapackbench gcnport load} "
 want() { [[ $steps == *" $1 "* ]]; }
 step() { # name, command...
   local name=$1; shift
@@ -75,6 +75,14 @@ want lapack && [ -n "${DEVDEPS_LAPACK_TESTS:-}" ] &&
     step "lapack_gpu_$1" env DLGEMM_FORCE=gpu conformance/lapack_testers.sh "$lib" \
       "$DEVDEPS_LAPACK_TESTS" "$1" "$2" "$3" cuda
     grep -E "PASS:|FAIL:" "$out/lapack_gpu_$1.log"
+  done
+# ScaLAPACK's testers over 2 and 4 ranks, dlgemm preloaded in each (tools/prepare-scalapack.sh
+# says how they travel; OPAL_PREFIX names the unpacked Open MPI).
+want scalapack && [ -n "${DEVDEPS_SCALAPACK_TESTS:-}" ] && [ -n "${OPAL_PREFIX:-}" ] &&
+  for ranks in 2 4; do
+    step "scalapack_${ranks}ranks" env MPIRUN="$OPAL_PREFIX/bin/mpirun.openmpi" conformance/scalapack.sh \
+      "$lib" "$DEVDEPS_SCALAPACK_TESTS" $ranks xdlu xdllt dpb3tst spb3tst
+    grep -E "ranks:|FAIL:|passed with" "$out/scalapack_${ranks}ranks.log"
   done
 if want netlib; then
   step differential_gpu_300 env DLGEMM_FORCE=gpu $build/conformance/test_differential 300
