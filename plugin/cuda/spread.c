@@ -21,7 +21,6 @@
  * them could forward its panels instead, sparing the host's copy threads.
  */
 #include <pthread.h>
-#include <stdio.h>
 #include <string.h>
 #include "core/errors.h"
 #include "cpu/backend.h"
@@ -71,20 +70,12 @@ static dlg_gemm block(const dlg_gemm *g, int cols, int64_t lo, int64_t hi)
 /* Each slot's speed on g, in calls per second. */
 static void speeds(const dlg_gemm *g, const dlg_device_choice *c, double *speed)
 {
-  int s, one_device = 1;
-  for (s = 1; s < c->n; s++) one_device &= c->ordinal[s] == c->ordinal[0];
+  const int one_device = dlg_cuda_slot_sharers(0) == c->n;
+  int s;
   for (s = 0; s < c->n; s++) {
     const double t = one_device ? 1.0 : dlg_cuda_offload_seconds(s, g);
     speed[s] = t > 0 ? 1.0 / (t * dlg_cuda_slot_sharers(s)) : 0.0;
   }
-}
-
-/* "; " and text after *used bytes of out, as far as it fits. */
-static void append(char *out, size_t len, size_t *used, const char *text)
-{
-  if (*used + 3 >= len) return;
-  *used += (size_t)snprintf(out + *used, len - *used, "%s%s", *used ? "; " : "", text);
-  if (*used >= len) *used = len - 1;
 }
 
 /* The parts that failed (their C untouched) on the next BLAS; their
@@ -93,26 +84,20 @@ static void append(char *out, size_t len, size_t *used, const char *text)
  * length, and tests look for the word. */
 static dlgemm_status finish(part *parts, int n)
 {
-  char note[256] = "", line[512];
-  size_t used = 0;
   dlgemm_status st = DLGEMM_OK;
   int i, pass;
+  (void)dlg_take_note(); /* the call's note starts here; the parts' own are in parts[] */
   for (i = 0; i < n; i++)
     if (parts[i].st) {
       if (!st) st = dlg_backend_cpu.run(&parts[i].g);
-      snprintf(line, sizeof line, "fallback: cuda:%d (slot %d) failed: %s; its block finished on "
-               "the next BLAS", dlg_cuda_slots()->ordinal[parts[i].slot], parts[i].slot,
-               parts[i].error);
-      append(note, sizeof note, &used, line);
+      dlg_note_more("fallback: cuda:%d (slot %d) failed: %s; its block finished on the next BLAS",
+                    dlg_cuda_slots()->ordinal[parts[i].slot], parts[i].slot, parts[i].error);
     }
   for (pass = 0; pass < 2; pass++)
     for (i = 0; i < n; i++)
-      if (parts[i].note[0] && !strncmp(parts[i].note, "fallback", 8) == !pass) {
-        snprintf(line, sizeof line, "cuda:%d (slot %d): %s",
-                 dlg_cuda_slots()->ordinal[parts[i].slot], parts[i].slot, parts[i].note);
-        append(note, sizeof note, &used, line);
-      }
-  if (note[0]) dlg_note("%s", note);
+      if (parts[i].note[0] && !strncmp(parts[i].note, "fallback", 8) == !pass)
+        dlg_note_more("cuda:%d (slot %d): %s", dlg_cuda_slots()->ordinal[parts[i].slot],
+                      parts[i].slot, parts[i].note);
   return st;
 }
 

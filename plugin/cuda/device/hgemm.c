@@ -103,7 +103,9 @@ static int pick_width(const dlg_cuda_device *dev, int kind, int v,
 enum { FILL_KTILES = 3 };
 static const double KTILE_US = 0.69, REDUCE_LAUNCH_US = 3, HBM_BYTES_PER_US = 2.5e6;
 
-typedef struct wgmma_plan { int w, splits, kchunk; } wgmma_plan;
+/* w: the width (-1: no kernel), tiles: of C over the batch (the launch
+ * walks splits times as many) */
+typedef struct wgmma_plan { int w, splits, kchunk; long long tiles; } wgmma_plan;
 
 /* The plan for s chunks of k (s realizable: ceil(ktiles / s) k-tiles each
  * leave no chunk empty), and its estimated time. */
@@ -113,10 +115,11 @@ static wgmma_plan split_plan(const dlg_cuda_device *dev, int kind, int v, long l
 {
   const long long chunk = (ktiles + s - 1) / s;
   const int w = pick_width(dev, kind, v, rows, cols, batch * s);
-  const int bn = DLG_WGMMA_BN(w);
+  const int bn = w < 0 ? 1 : DLG_WGMMA_BN(w);
   const long long tiles = (rows + DLG_WGMMA_BM - 1) / DLG_WGMMA_BM * ((cols + bn - 1) / bn) * batch;
   const double ces = a->c_type == DLG_HOUT_F32 ? 4 : 2, mn = (double)a->m * a->n * batch;
-  const wgmma_plan pl = {w, s, (int)(chunk * DLG_WGMMA_BK)};
+  const wgmma_plan pl = {w, s, (int)(chunk * DLG_WGMMA_BK), tiles};
+  if (w < 0) return pl;
   *us = (double)((tiles * s + dev->sms - 1) / dev->sms) * (double)(chunk + FILL_KTILES) *
         KTILE_US * bn / 256 / wgmma_rate[w];
   if (s > 1)
@@ -133,12 +136,10 @@ static wgmma_plan plan_wgmma(const dlg_cuda_device *dev, int kind, int v, long l
   wgmma_plan best;
   long long tiles1;
   int s;
-  if (pick_width(dev, kind, v, rows, cols, batch) < 0 || ktiles == 0)
-    return (wgmma_plan){-1, 1, 0};
+  if (ktiles == 0) return (wgmma_plan){-1, 1, 0, 0};
   best = split_plan(dev, kind, v, rows, cols, a, batch, ktiles, 1, &best_us);
-  tiles1 = (rows + DLG_WGMMA_BM - 1) / DLG_WGMMA_BM *
-           ((cols + DLG_WGMMA_BN(best.w) - 1) / DLG_WGMMA_BN(best.w)) * batch;
-  if (!dev->narrow_reduce[0] || tiles1 * (pin ? pin : 2) > INT32_MAX) return best;
+  tiles1 = best.tiles;
+  if (best.w < 0 || !dev->narrow_reduce[0] || tiles1 * (pin ? pin : 2) > INT32_MAX) return best;
   if (pin) { /* the largest count at or below the pin that leaves no chunk empty */
     const long long chunk = (ktiles + (pin < ktiles ? pin : ktiles) - 1) / (pin < ktiles ? pin : ktiles);
     return split_plan(dev, kind, v, rows, cols, a, batch, ktiles, (int)((ktiles + chunk - 1) / chunk), &us);
@@ -176,8 +177,7 @@ int dlg_cuda_wgmma_launch(dlg_cuda_device *dev, int kind, int64_t batch, const d
   wgmma_plan pl = plan_wgmma(dev, kind, v, rows, cols, a, batch);
   const int bn = pl.w < 0 ? 1 : DLG_WGMMA_BN(pl.w); /* w < 0: no kernel, nothing launched */
   CUfunction f = pl.w < 0 ? NULL : dev->hgemm_wgmma[pl.w][kind][v];
-  long long tiles = (long long)((rows + DLG_WGMMA_BM - 1) / DLG_WGMMA_BM) *
-                    ((cols + bn - 1) / bn) * batch;
+  long long tiles = pl.tiles;
   CUdeviceptr work = 0;
   dlg_hgemm_args t = *a;
   CUtensorMap ma, mb, mc;
