@@ -6,6 +6,13 @@
  * Fortran call.  A row-major C is the column-major C^T: SIDE and UPLO flip,
  * M and N swap, and the rank-k updates' TRANS turns over (the reference's
  * table for each kind, below); HER2K's alpha is conjugated.
+ *
+ * The positions are the ones the reference means: an illegal row-major
+ * Uplo of the rank-k updates is parameter 2, as column-major.  Released
+ * reference CBLAS (Debian's 3.11 among them) reports 3 there for ten of
+ * them (?syrk, ?syr2k, cherk, zherk), and for cblas_cgemm's row-major
+ * TransB 2; upstream has corrected both (Reference-LAPACK commit c749e19,
+ * 2026-07), and these report the corrected positions.
  */
 #include <stdint.h>
 #include "shims/cblas/cblas.h"

@@ -21,10 +21,13 @@
  *                   twice the flops of an in-place TRMM at full GEMM speed
  *   TRSM            recursive halving into GEMMs (X1 = A11^-1 B1,
  *                   B2 -= A21 X1, X2 = A22^-1 B2) down to triangles of 32,
- *                   which trsm_leaf solves, one vector per thread
+ *                   which trsm_leaf solves, one vector per thread; a host
+ *                   pipeline runs it as blocks of rows, each one GEMM with
+ *                   the rows solved before and the recursion on its
+ *                   diagonal block (dlg_cuda_blas3_trsm_rows)
  *   rank-k          the lower triangle of C as a sum of terms alpha P Q^T,
  *                   recursive halving: off-diagonal blocks are GEMMs
- *                   straight into C, diagonal blocks of DLG_L3_RANK_LEAF are
+ *                   straight into C, diagonal blocks of 256 to 1024 are
  *                   computed whole into a workspace and merged into their
  *                   lower triangle, so the other triangle is never written
  *
@@ -222,14 +225,14 @@ static term rows_of(const dlg_factor_run *r, term t, int64_t i, int64_t n)
 }
 
 /* The lower triangle of c = sum of the terms + beta c; w holds a diagonal
- * block (DLG_L3_RANK_LEAF^2 elements). */
+ * block of up to leaf^2 elements. */
 static void rank_k(dlg_factor_run *r, dlg_dview c, const term *t, int nt, const double beta[2],
-                   int herm, CUdeviceptr w)
+                   int herm, CUdeviceptr w, int64_t leaf)
 {
   const int64_t n = c.rows;
   int i;
   if (r->status || !n) return;
-  if (n <= DLG_L3_RANK_LEAF) {
+  if (n <= leaf) {
     dlg_dview wv = {w, n, n, 1, n};
     scalar_arg s;
     long long rs = c.rs, cs = c.cs;
@@ -245,11 +248,11 @@ static void rank_k(dlg_factor_run *r, dlg_dview c, const term *t, int nt, const 
     const int64_t n1 = dlg_step_split(n), n2 = n - n1;
     term top[2], bottom[2];
     for (i = 0; i < nt; i++) top[i] = rows_of(r, t[i], 0, n1), bottom[i] = rows_of(r, t[i], n1, n2);
-    rank_k(r, dlg_step_sub(r, c, 0, 0, n1, n1), top, nt, beta, herm, w);
+    rank_k(r, dlg_step_sub(r, c, 0, 0, n1, n1), top, nt, beta, herm, w, leaf);
     for (i = 0; i < nt; i++)
       gemm(r, t[i].alpha, bottom[i].p, t[i].cp, dlg_step_transposed(top[i].q), t[i].cq,
            i ? one : beta, dlg_step_sub(r, c, n1, 0, n2, n1));
-    rank_k(r, dlg_step_sub(r, c, n1, n1, n2, n2), bottom, nt, beta, herm, w);
+    rank_k(r, dlg_step_sub(r, c, n1, n1, n2, n2), bottom, nt, beta, herm, w, leaf);
   }
 }
 
@@ -266,6 +269,11 @@ static void rank_k_update(dlg_factor_run *r, const dlg_level3 *x, dlg_dview a, d
   term t[2] = {{{x->alpha[0], x->alpha[1]}, pa, pb, ca, ca ^ herm},
                {{x->alpha[0], herm ? -x->alpha[1] : x->alpha[1]}, pb, pa, ca, ca ^ herm}};
   const int nt = two ? 2 : 1;
+  /* Diagonal blocks of up to an eighth of C, 256 to 1024 rows: one
+   * computed whole does twice its flops, but a GEMM on a 256-block fills
+   * only a few SMs, and n = 8192 has 48 of them per update */
+  const int64_t unit = DLG_L3_RANK_LEAF, eighths = (c.rows / 8 + unit - 1) / unit;
+  const int64_t leaf = unit * (eighths < 1 ? 1 : eighths > 4 ? 4 : eighths);
   CUdeviceptr w;
   int i;
   if (x->upper) { /* the lower triangle of C^T: each term's factors swap */
@@ -284,8 +292,8 @@ static void rank_k_update(dlg_factor_run *r, const dlg_level3 *x, dlg_dview a, d
     launch(r, DLG_L3_TRI_SCALE, n, n, params);
     return;
   }
-  w = scratch(r, (size_t)DLG_L3_RANK_LEAF * DLG_L3_RANK_LEAF * dlg_elem_size(r->dtype));
-  rank_k(r, c, t, nt, x->beta, herm, w);
+  w = scratch(r, (size_t)(leaf * leaf) * dlg_elem_size(r->dtype));
+  rank_k(r, c, t, nt, x->beta, herm, w, leaf);
   release(r, w);
 }
 
@@ -305,6 +313,37 @@ void dlg_cuda_blas3_prepare(dlg_factor_run *r, const dlg_level3 *x, dlg_dview a)
     fill(r, DLG_L3_SYMMETRIZE, lower_a, x->kind == DLG_L3_HEMM);
   else if (x->kind == DLG_L3_TRMM)
     fill(r, DLG_L3_TRI_FILL, lower_a, x->unit);
+}
+
+/* TRSM's canonical form: left, op(A) X = B; right, op(A)^T X^T = B^T,
+ * where op(A)^T is A^T for 'N' and A itself (conjugated for 'C')
+ * otherwise; the triangle as viewed is then lower (solved forward) or
+ * upper. */
+int dlg_cuda_blas3_trsm_forward(const dlg_level3 *x)
+{
+  return dlg_level3_trsm_transposed(x) ? x->upper : !x->upper;
+}
+
+void dlg_cuda_blas3_trsm_rows(dlg_factor_run *r, const dlg_level3 *x, dlg_dview a, dlg_dview c,
+                              int64_t i0, int64_t i1)
+{
+  static const double minus_one[2] = {-1, 0};
+  const int lower = dlg_cuda_blas3_trsm_forward(x), ca = x->transa == 'C';
+  const dlg_dview at = dlg_level3_trsm_transposed(x) ? dlg_step_transposed(a) : a;
+  const dlg_dview b = x->right ? dlg_step_transposed(c) : c;
+  const int64_t n = at.rows, w = i1 - i0, nrhs = b.cols;
+  const dlg_dview bi = dlg_step_sub(r, b, i0, 0, w, nrhs);
+  if (!w || !nrhs) return;
+  if (!is(x->alpha, 1)) scale(r, bi, x->alpha);
+  if (is(x->alpha, 0)) return;
+  /* the rows already solved: above the block (lower), below it (upper) */
+  if (lower && i0)
+    gemm(r, minus_one, dlg_step_sub(r, at, i0, 0, w, i0), ca, dlg_step_sub(r, b, 0, 0, i0, nrhs),
+         0, one, bi);
+  else if (!lower && i1 < n)
+    gemm(r, minus_one, dlg_step_sub(r, at, i0, i1, w, n - i1), ca,
+         dlg_step_sub(r, b, i1, 0, n - i1, nrhs), 0, one, bi);
+  trsm(r, dlg_step_sub(r, at, i0, i0, w, w), lower, x->unit, ca, bi);
 }
 
 void dlg_cuda_blas3(dlg_factor_run *r, const dlg_level3 *x, dlg_dview a, dlg_dview b, dlg_dview c,
@@ -336,16 +375,9 @@ void dlg_cuda_blas3(dlg_factor_run *r, const dlg_level3 *x, dlg_dview a, dlg_dvi
     else
       gemm(r, x->alpha, op(a, x->transa), ca, c, 0, zero, w);
     break;
-  case DLG_L3_TRSM: {
-    /* left: op(A) X = B; right: op(A)^T X^T = B^T, where op(A)^T is A^T
-     * for 'N' and A itself (conjugated for 'C') otherwise */
-    const int transposed = x->right ? x->transa == 'N' : x->transa != 'N';
-    if (!is(x->alpha, 1)) scale(r, c, x->alpha);
-    if (is(x->alpha, 0)) break;
-    trsm(r, transposed ? dlg_step_transposed(a) : a, transposed ? x->upper : !x->upper, x->unit,
-         ca, x->right ? dlg_step_transposed(c) : c);
+  case DLG_L3_TRSM:
+    dlg_cuda_blas3_trsm_rows(r, x, a, c, 0, x->right ? x->n : x->m);
     break;
-  }
   default: rank_k_update(r, x, a, b, c);
   }
 }

@@ -24,4 +24,21 @@ void dlg_cuda_blas3_prepare(dlg_factor_run *r, const dlg_level3 *x, dlg_dview a)
 void dlg_cuda_blas3(dlg_factor_run *r, const dlg_level3 *x, dlg_dview a, dlg_dview b, dlg_dview c,
                     dlg_dview w);
 
+/* TRSM's rows [i0, i1) of its canonical X (left: B's rows; right: its
+ * columns), once the rows they depend on are solved: those before i0 when
+ * dlg_cuda_blas3_trsm_forward(x), after i1 otherwise.  Reads A's triangle
+ * only in those rows (right: columns) and up to the diagonal block: a host
+ * pipeline can bring A and B over block by block in that order.  The whole
+ * TRSM is the one block [0, order of A). */
+int dlg_cuda_blas3_trsm_forward(const dlg_level3 *x);
+
+/* TRSM's op(A) is solved as its transpose (right: X op(A) = B is
+ * op(A)^T X^T = B^T), so A's rows are its columns. */
+static inline int dlg_level3_trsm_transposed(const dlg_level3 *x)
+{
+  return x->right ? x->transa == 'N' : x->transa != 'N';
+}
+void dlg_cuda_blas3_trsm_rows(dlg_factor_run *r, const dlg_level3 *x, dlg_dview a, dlg_dview c,
+                              int64_t i0, int64_t i1);
+
 #endif

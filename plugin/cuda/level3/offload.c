@@ -3,11 +3,11 @@
  * device of host-array calls, hostarray/slots.h): the matrices it reads
  * copied over once (through the host-array engine's pinned chunks and copy
  * threads), the routine on the device (blas3.c), the matrix it writes
- * copied back.  C goes over only where the routine reads it (beta
- * not 0, TRMM's and TRSM's B, the rank-k updates' other triangle, which
- * must come back as it was); A only as far as it is read (one triangle).
- * B and C cross in blocks (run() says how), so that a block computes while
- * the next one crosses and comes back while later ones compute.
+ * copied back.  Only what the routine reads goes over: C where beta reads
+ * it (the rank-k updates' triangle, TRMM's and TRSM's B), A's triangle
+ * where one is read.  The call is cut into at most eight steps (plan_of
+ * says how for each routine), so that a step computes while the next one's
+ * matrices cross and its result comes back while later ones compute.
  *
  * Failure.  Every launch is made before anything of the caller's is
  * written: up to there a failure returns a status and the shim hands the
@@ -16,6 +16,7 @@
  * reported on stderr (the caller's matrix is incomplete).
  */
 #include <stdio.h>
+#include <string.h>
 #include "core/calllog.h"
 #include "core/config.h"
 #include "core/errors.h"
@@ -107,61 +108,218 @@ static mat block(const mat *m, int dim, int64_t i0, int64_t i1, size_t es)
   return b;
 }
 
-/* A over, only the triangle read where the routine reads one (in column
- * blocks: a rectangle each, about half of A in all). */
-static dlgemm_status copy_a(const dlg_level3 *x, const mat *a, size_t es, CUstream s)
+/* Rows (dim 0) or columns (dim 1) [i0, i1) of m, then [j0, j1) of the
+ * other dimension. */
+static mat rect(const mat *m, int dim, int64_t i0, int64_t i1, int64_t j0, int64_t j1, size_t es)
 {
-  const int tri = x->kind == DLG_L3_SYMM || x->kind == DLG_L3_HEMM || x->kind == DLG_L3_TRMM ||
-                  x->kind == DLG_L3_TRSM;
-  const int64_t n = a->cols, nb = tri ? (n + 7) / 8 : n;
+  const mat b = block(m, dim, i0, i1, es);
+  return block(&b, !dim, j0, j1, es);
+}
+
+/* A part of a matrix that goes over: all of it, or (tri) only the
+ * triangle x reads of this square (A's, or a diagonal block of it), in
+ * column blocks: a rectangle each, about half of the square in all. */
+typedef struct piece {
+  mat m;
+  int tri;
+} piece;
+
+/* Copies p over; with bytes, only adds up what it would copy. */
+static dlgemm_status copy_piece(const dlg_level3 *x, const piece *p, size_t es, CUstream s,
+                                double *bytes)
+{
+  const int64_t n = p->m.cols, nb = p->tri ? (n + 7) / 8 : n;
   dlgemm_status st = DLGEMM_OK;
-  for (int64_t j = 0; j < n && !st && n; j += nb) {
+  for (int64_t j = 0; j < n && !st; j += nb) {
     const int64_t j1 = j + nb < n ? j + nb : n;
-    mat col = block(a, 1, j, j1, es);
-    if (tri) col = x->upper ? block(&col, 0, 0, j1, es) : block(&col, 0, j, n, es);
-    st = copy(&col, es, 1, s);
+    mat col = block(&p->m, 1, j, j1, es);
+    if (p->tri) col = x->upper ? block(&col, 0, 0, j1, es) : block(&col, 0, j, n, es);
+    if (bytes)
+      *bytes += (double)col.rows * (double)col.cols * (double)es;
+    else
+      st = copy(&col, es, 1, s);
   }
   return st;
 }
 
-/* How the output is cut for the pipeline: 1 its columns, 0 its rows (A on
- * the right), -1 not at all (the rank-k updates). */
-static int split_of(const dlg_level3 *x)
+/* At most this many steps (their events); each at least DLGEMM_LEVEL3_BLOCK
+ * wide (1024: a TRSM's diagonal block of 1024 still runs its GEMMs near
+ * full speed). */
+enum { MAX_STEPS = 8 };
+
+/* How the call is cut: C's columns (1) or rows (0), blocks independent of
+ * each other; k, each step a rank-k update adding to the last (SYRK and
+ * the others: C is a triangle and cannot be cut into rectangles cheaply);
+ * TRSM's solved rows, each step after the ones it depends on (blocks of B
+ * are independent too, but each would repeat the whole recursion's few
+ * hundred launches: eight of them took 72 ms against 26 of compute). */
+enum { CUT_ROWS, CUT_COLS, CUT_K, CUT_SOLVE };
+
+/* The pipeline: pre goes over first; then step by step, its pieces over
+ * and its kernels queued on block [i0, i1) of the cut; then out[j] back
+ * once step after[j] has finished. */
+typedef struct plan {
+  int cut, bdim, out_of; /* CUT_ROWS / CUT_COLS: B's dimension cut, the matrix written */
+  int npre, nsteps, nout;
+  piece pre[MAX_STEPS + 1];
+  struct {
+    piece in[3];
+    int nin;
+    int64_t i0, i1;
+  } step[MAX_STEPS];
+  struct {
+    mat m;
+    int after;
+  } out[MAX_STEPS];
+} plan;
+
+static int64_t step_width(int64_t extent)
 {
-  if (x->kind >= DLG_L3_SYRK && x->kind <= DLG_L3_HER2K) return -1;
-  return x->kind != DLG_L3_GEMM && x->right ? 0 : 1;
+  int64_t nb = (int64_t)dlg_config_get()->level3_block;
+  if (nb * MAX_STEPS < extent) nb = (extent + MAX_STEPS - 1) / MAX_STEPS;
+  return nb;
 }
 
-/* At most this many blocks (their events); each at least DLGEMM_LEVEL3_BLOCK
- * wide (1024: a TRSM on 1024 columns still runs its GEMMs near full
- * speed). */
-enum { MAX_BLOCKS = 8 };
+static void add_step(plan *p, int64_t i0, int64_t i1)
+{
+  p->step[p->nsteps].i0 = i0, p->step[p->nsteps].i1 = i1, p->step[p->nsteps].nin = 0;
+  p->nsteps++;
+}
 
-/* A over first; then block by block, B's and C's block over while the
- * previous block computes (the copies are synchronous on the host, the
- * kernels are not); every launch made before anything is written back, so
- * that a failure up to there leaves the caller's arrays untouched; then the
- * blocks back as each one's kernels finish, while the later ones run. */
+static void add_in(plan *p, mat m, int tri)
+{
+  if (!m.rows || !m.cols) return;
+  p->step[p->nsteps - 1].in[p->step[p->nsteps - 1].nin].m = m;
+  p->step[p->nsteps - 1].in[p->step[p->nsteps - 1].nin++].tri = tri;
+}
+
+static void add_out(plan *p, mat m, int after)
+{
+  p->out[p->nout].m = m, p->out[p->nout++].after = after;
+}
+
+/* The rank-k updates: C's triangle (column blocks of it, a rectangle each)
+ * over where beta reads it, else only its diagonal blocks, whose other
+ * triangle must come back as it was; then A's (and B's) k in steps, each
+ * adding its rank-k part to C; C's triangle back at the end. */
+static void plan_rank_k(const dlg_level3 *x, const mat *m, size_t es, plan *p)
+{
+  const int64_t n = m[2].cols, k = x->k, nbc = (n + MAX_STEPS - 1) / MAX_STEPS;
+  const int kdim = x->transa == 'N', c_in = x->beta[0] != 0 || x->beta[1] != 0;
+  const int64_t nb = x->alpha[0] == 0 && x->alpha[1] == 0 ? k : step_width(k);
+  int64_t i = 0, j;
+  p->cut = CUT_K;
+  do {
+    const int64_t i1 = i + nb < k ? i + nb : k;
+    add_step(p, i, i1);
+    add_in(p, block(&m[0], kdim, i, i1, es), 0);
+    if (m[1].in) add_in(p, block(&m[1], kdim, i, i1, es), 0);
+    i = i1;
+  } while (i < k);
+  for (j = 0; j < n; j += nbc) {
+    const int64_t j1 = j + nbc < n ? j + nbc : n;
+    const mat c = x->upper ? rect(&m[2], 1, j, j1, 0, j1, es) : rect(&m[2], 1, j, j1, j, n, es);
+    p->pre[p->npre].m = c_in ? c : rect(&m[2], 1, j, j1, j, j1, es);
+    p->pre[p->npre++].tri = 0;
+    add_out(p, c, p->nsteps - 1);
+  }
+}
+
+/* TRSM: its solved rows (B's rows on the left, columns on the right) in
+ * blocks, in the order they depend on each other; each step brings the
+ * part of op(A) it reads (the rows of the block up to its diagonal block,
+ * whose triangle only) and B's block, which comes back once solved. */
+static void plan_trsm(const dlg_level3 *x, const mat *m, size_t es, plan *p)
+{
+  const int64_t na = m[0].cols, nb = step_width(na), nblocks = (na + nb - 1) / nb;
+  const int forward = dlg_cuda_blas3_trsm_forward(x), transposed = dlg_level3_trsm_transposed(x);
+  p->cut = CUT_SOLVE;
+  for (int64_t s = 0; s < nblocks; s++) {
+    const int64_t b = forward ? s : nblocks - 1 - s, i0 = b * nb, i1 = i0 + nb < na ? i0 + nb : na;
+    const int64_t j0 = forward ? 0 : i1, j1 = forward ? i0 : na; /* the rows solved before */
+    add_step(p, i0, i1);
+    /* op(A)'s rows [i0, i1) by columns [j0, j1): A's columns by rows when transposed */
+    add_in(p, rect(&m[0], transposed, i0, i1, j0, j1, es), 0);
+    add_in(p, rect(&m[0], 0, i0, i1, i0, i1, es), 1);
+    add_in(p, block(&m[2], x->right, i0, i1, es), 0);
+    add_out(p, block(&m[2], x->right, i0, i1, es), p->nsteps - 1);
+  }
+}
+
+/* GEMM, SYMM, HEMM, TRMM: A over first (its triangle where one is read),
+ * then C's columns (its rows where A is on the right) in blocks, each with
+ * B's and C's block, each independent of the others. */
+static void plan_blocks(const dlg_level3 *x, const mat *m, size_t es, plan *p)
+{
+  const int cols = x->kind == DLG_L3_GEMM || !x->right;
+  const int64_t extent = cols ? m[2].cols : m[2].rows, nb = step_width(extent);
+  p->cut = cols ? CUT_COLS : CUT_ROWS;
+  /* GEMM's op(B) columns are B's rows when it is transposed */
+  p->bdim = x->kind == DLG_L3_GEMM && x->transb != 'N' ? 0 : cols;
+  p->out_of = x->kind == DLG_L3_TRMM ? 3 : 2;
+  p->pre[0].m = m[0], p->pre[0].tri = x->kind != DLG_L3_GEMM;
+  p->npre = 1;
+  for (int64_t i = 0; i < extent; i += nb) {
+    const int64_t i1 = i + nb < extent ? i + nb : extent;
+    add_step(p, i, i1);
+    if (m[1].in) add_in(p, block(&m[1], p->bdim, i, i1, es), 0);
+    if (m[2].in) add_in(p, block(&m[2], cols, i, i1, es), 0);
+    add_out(p, block(&m[p->out_of], cols, i, i1, es), p->nsteps - 1);
+  }
+}
+
+static void plan_of(const dlg_level3 *x, const mat *m, size_t es, plan *p)
+{
+  memset(p, 0, sizeof *p);
+  if (x->kind >= DLG_L3_SYRK && x->kind <= DLG_L3_HER2K)
+    plan_rank_k(x, m, es, p);
+  else if (x->kind == DLG_L3_TRSM)
+    plan_trsm(x, m, es, p);
+  else
+    plan_blocks(x, m, es, p);
+}
+
+/* Step s's kernels, on the device copies m. */
+static void compute(dlg_factor_run *r, const dlg_level3 *x, const mat *m, const plan *p, int s,
+                    size_t es)
+{
+  const int64_t i0 = p->step[s].i0, i1 = p->step[s].i1;
+  dlg_level3 xb = *x;
+  if (p->cut == CUT_SOLVE) {
+    dlg_cuda_blas3_trsm_rows(r, x, m[0].dev, m[2].dev, i0, i1);
+  } else if (p->cut == CUT_K) {
+    const int kdim = x->transa == 'N';
+    xb.k = i1 - i0;
+    if (s) xb.beta[0] = 1, xb.beta[1] = 0; /* C holds the earlier steps' sums */
+    dlg_cuda_blas3(r, &xb, block(&m[0], kdim, i0, i1, es).dev, block(&m[1], kdim, i0, i1, es).dev,
+                   m[2].dev, m[3].dev);
+  } else {
+    const int cols = p->cut == CUT_COLS;
+    const mat b = m[1].rows ? block(&m[1], p->bdim, i0, i1, es) : m[1];
+    if (cols) xb.n = i1 - i0; else xb.m = i1 - i0;
+    dlg_cuda_blas3(r, &xb, m[0].dev, b.dev, block(&m[2], cols, i0, i1, es).dev,
+                   block(&m[3], cols, i0, i1, es).dev);
+  }
+}
+
+/* The plan's copies in order, each synchronous on the host, the kernels
+ * not: a step computes while the next one's pieces cross.  Every launch is
+ * made before anything is written back, so that a failure up to there
+ * leaves the caller's arrays untouched; then the pieces come back as their
+ * steps finish, while the later ones run. */
 static dlgemm_status run(dlg_level3 *x, dlg_cuda_device *dev, const dlg_cuda_api *cu, CUstream s,
                          CUstream s2, CUevent *done)
 {
   const size_t es = dlg_elem_size(x->dtype);
-  const int split = split_of(x), out = x->kind == DLG_L3_TRMM ? 3 : 2;
-  /* B's blocks: GEMM's op(B) columns are B's rows when it is transposed */
-  const int bsplit = x->kind == DLG_L3_GEMM && x->transb != 'N' ? 0 : split;
-  /* TRSM is a few hundred launches whatever its width, made by this thread
-   * between its copies: in eight blocks, at n = 8192, the launches alone
-   * took 72 ms against 26 of compute in one (H100); two keep the overlap */
-  const int max_blocks = x->kind == DLG_L3_TRSM ? 2 : MAX_BLOCKS;
   mat m[4] = {{0}};
+  plan p;
   dlg_factor_run r = {0};
   CUdeviceptr base = 0;
   size_t total = 0;
   dlgemm_status st = DLGEMM_OK;
   CUresult e;
   double t0 = dlg_now(), t1 = 0, t2 = 0;
-  int64_t extent, nb, i;
-  int nblocks = 0;
+  int i, j;
 
   shapes(x, m);
   for (i = 0; i < 4; i++) total += bytes_of(&m[i], es);
@@ -172,38 +330,22 @@ static dlgemm_status run(dlg_level3 *x, dlg_cuda_device *dev, const dlg_cuda_api
     m[i].dev.p = base + total;
     total += bytes_of(&m[i], es);
   }
+  plan_of(x, m, es, &p);
   r.dev = dev, r.cu = cu, r.stream = s, r.dtype = x->dtype;
   r.precision = x->precision;
-  /* the extent cut, and the blocks: at least DLGEMM_LEVEL3_BLOCK wide, at
-   * most MAX_BLOCKS of them */
-  extent = split < 0 ? 1 : split ? m[2].cols : m[2].rows;
-  nb = (int64_t)dlg_config_get()->level3_block;
-  if (nb * max_blocks < extent) nb = (extent + max_blocks - 1) / max_blocks;
-  st = copy_a(x, &m[0], es, s2);
-  if (!st && split < 0 && m[1].in) st = copy(&m[1], es, 1, s2);
+  for (i = 0; i < p.npre && !st; i++) st = copy_piece(x, &p.pre[i], es, s2, NULL);
   t1 = dlg_now();
   if (!st) dlg_cuda_blas3_prepare(&r, x, m[0].dev);
-  for (i = 0; i < extent && !st && !r.status; i += nb, nblocks++) {
-    const int64_t i1 = i + nb < extent ? i + nb : extent;
-    dlg_level3 xb = *x;
-    mat b = m[1], c = m[2], w = m[3];
-    if (split >= 0) {
-      if (m[1].rows) b = block(&m[1], bsplit, i, i1, es);
-      c = block(&m[2], split, i, i1, es), w = block(&m[3], split, i, i1, es);
-      if (split) xb.n = i1 - i; else xb.m = i1 - i;
-    }
-    if ((split >= 0 && b.in && (st = copy(&b, es, 1, s2))) ||
-        (c.in && (st = copy(&c, es, 1, s2))))
-      break;
-    dlg_cuda_blas3(&r, &xb, m[0].dev, b.dev, c.dev, w.dev);
-    if (!r.status && (e = cu->EventRecord(done[nblocks], s))) st = cuda_failed("event", e);
+  for (i = 0; i < p.nsteps && !st && !r.status; i++) {
+    for (j = 0; j < p.step[i].nin && !st; j++) st = copy_piece(x, &p.step[i].in[j], es, s2, NULL);
+    if (st) break;
+    compute(&r, x, m, &p, i, es);
+    if (!r.status && (e = cu->EventRecord(done[i], s))) st = cuda_failed("event", e);
   }
   if (!st) st = r.status;
   t2 = dlg_now();
-  for (i = 0; i < extent && !st; i += nb) {
-    const int64_t i1 = i + nb < extent ? i + nb : extent;
-    const mat o = split < 0 ? m[out] : block(&m[out], split, i, i1, es);
-    if ((e = cu->StreamWaitEvent(s2, done[i / nb], 0)) || copy(&o, es, 0, s2)) {
+  for (i = 0; i < p.nout && !st; i++) {
+    if ((e = cu->StreamWaitEvent(s2, done[p.out[i].after], 0)) || copy(&p.out[i].m, es, 0, s2)) {
       /* The caller's matrix may be half written: no fallback can undo it. */
       fprintf(stderr, "dlgemm: %s: copying the result back failed (%s); it is incomplete\n",
               x->origin, e ? dlg_cuda_error(e) : dlgemm_last_error());
@@ -211,8 +353,8 @@ static dlgemm_status run(dlg_level3 *x, dlg_cuda_device *dev, const dlg_cuda_api
     }
   }
   if (!st && dlg_config_get()->verbose)
-    dlg_note("A in %.1f ms, %d block(s) in and queued %.1f ms, out as they finish %.1f ms",
-             (t1 - t0) * 1e3, nblocks, (t2 - t1) * 1e3, (dlg_now() - t2) * 1e3);
+    dlg_note("first copies %.1f ms, %d step(s) in and queued %.1f ms, out as they finish %.1f ms",
+             (t1 - t0) * 1e3, p.nsteps, (t2 - t1) * 1e3, (dlg_now() - t2) * 1e3);
   cu->MemFreeAsync(base, s);
   cu->StreamSynchronize(s);
   cu->StreamSynchronize(s2);
@@ -225,7 +367,7 @@ dlgemm_status dlg_cuda_level3(dlg_level3 *x)
   const dlg_cuda_api *cu = dlg_cuda_api_get(why, sizeof why);
   dlg_cuda_device *dev = cu ? dlg_cuda_slot_device(0) : NULL;
   CUstream s, s2;
-  CUevent done[MAX_BLOCKS + 1];
+  CUevent done[MAX_STEPS];
   CUresult e;
   dlgemm_status st;
   int events;
@@ -240,7 +382,7 @@ dlgemm_status dlg_cuda_level3(dlg_level3 *x)
     if ((e = cu->StreamCreate(&s2, CU_STREAM_NON_BLOCKING))) {
       st = cuda_failed("stream creation", e);
     } else {
-      for (events = 0; events < MAX_BLOCKS + 1; events++)
+      for (events = 0; events < MAX_STEPS; events++)
         if ((e = cu->EventCreate(&done[events], CU_EVENT_DISABLE_TIMING))) break;
       st = e ? cuda_failed("event creation", e) : run(x, dev, cu, s, s2, done);
       while (events-- > 0) cu->EventDestroy(done[events]);
@@ -256,10 +398,13 @@ void dlg_cuda_level3_bytes(const dlg_level3 *x, double *in, double *out)
 {
   const size_t es = dlg_elem_size(x->dtype);
   mat m[4] = {{0}};
-  int i;
+  plan p;
+  int i, j;
   shapes(x, m);
-  *in = 0;
-  for (i = 0; i < 3; i++)
-    if (m[i].in) *in += (double)m[i].rows * (double)m[i].cols * (double)es;
-  *out = (double)x->m * (double)x->n * (double)es;
+  plan_of(x, m, es, &p);
+  *in = *out = 0;
+  for (i = 0; i < p.npre; i++) copy_piece(x, &p.pre[i], es, 0, in);
+  for (i = 0; i < p.nsteps; i++)
+    for (j = 0; j < p.step[i].nin; j++) copy_piece(x, &p.step[i].in[j], es, 0, in);
+  for (i = 0; i < p.nout; i++) *out += (double)p.out[i].m.rows * (double)p.out[i].m.cols * (double)es;
 }
