@@ -116,9 +116,22 @@ static mat rect(const mat *m, int dim, int64_t i0, int64_t i1, int64_t j0, int64
   return block(&b, !dim, j0, j1, es);
 }
 
+/* At most this many steps (their events), and pieces of a triangle; each
+ * at least DLGEMM_LEVEL3_BLOCK wide (1024: a TRSM's diagonal block of 1024
+ * still runs its GEMMs near full speed). */
+enum { MAX_STEPS = 8 };
+
+static int64_t step_width(int64_t extent)
+{
+  int64_t nb = (int64_t)dlg_config_get()->level3_block;
+  if (nb * MAX_STEPS < extent) nb = (extent + MAX_STEPS - 1) / MAX_STEPS;
+  return nb;
+}
+
 /* A part of a matrix that goes over: all of it, or (tri) only the
  * triangle x reads of this square (A's, or a diagonal block of it), in
- * column blocks: a rectangle each, about half of the square in all. */
+ * column blocks of step_width: a rectangle each, near half the square when
+ * it is large (each copy costs 10-20 us besides its bytes). */
 typedef struct piece {
   mat m;
   int tri;
@@ -128,7 +141,7 @@ typedef struct piece {
 static dlgemm_status copy_piece(const dlg_level3 *x, const piece *p, size_t es, CUstream s,
                                 double *bytes)
 {
-  const int64_t n = p->m.cols, nb = p->tri ? (n + 7) / 8 : n;
+  const int64_t n = p->m.cols, nb = p->tri ? step_width(n) : n;
   dlgemm_status st = DLGEMM_OK;
   for (int64_t j = 0; j < n && !st; j += nb) {
     const int64_t j1 = j + nb < n ? j + nb : n;
@@ -141,11 +154,6 @@ static dlgemm_status copy_piece(const dlg_level3 *x, const piece *p, size_t es, 
   }
   return st;
 }
-
-/* At most this many steps (their events); each at least DLGEMM_LEVEL3_BLOCK
- * wide (1024: a TRSM's diagonal block of 1024 still runs its GEMMs near
- * full speed). */
-enum { MAX_STEPS = 8 };
 
 /* How the call is cut: C's columns (1) or rows (0), blocks independent of
  * each other; k, each step a rank-k update adding to the last (SYRK and
@@ -173,13 +181,6 @@ typedef struct plan {
   } out[MAX_STEPS];
 } plan;
 
-static int64_t step_width(int64_t extent)
-{
-  int64_t nb = (int64_t)dlg_config_get()->level3_block;
-  if (nb * MAX_STEPS < extent) nb = (extent + MAX_STEPS - 1) / MAX_STEPS;
-  return nb;
-}
-
 static void add_step(plan *p, int64_t i0, int64_t i1)
 {
   p->step[p->nsteps].i0 = i0, p->step[p->nsteps].i1 = i1, p->step[p->nsteps].nin = 0;
@@ -204,7 +205,7 @@ static void add_out(plan *p, mat m, int after)
  * adding its rank-k part to C; C's triangle back at the end. */
 static void plan_rank_k(const dlg_level3 *x, const mat *m, size_t es, plan *p)
 {
-  const int64_t n = m[2].cols, k = x->k, nbc = (n + MAX_STEPS - 1) / MAX_STEPS;
+  const int64_t n = m[2].cols, k = x->k, nbc = step_width(n);
   const int kdim = x->transa == 'N', c_in = x->beta[0] != 0 || x->beta[1] != 0;
   const int64_t nb = x->alpha[0] == 0 && x->alpha[1] == 0 ? k : step_width(k);
   int64_t i = 0, j;
