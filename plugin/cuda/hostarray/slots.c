@@ -1,10 +1,12 @@
 /*
  * slots.c - the CUDA devices of host-array calls (slots.h): the driver's
- * device count and the environment, through the choice of gpu/devices.c.
+ * device count and the environment, through the choice of gpu/devices.c;
+ * and the setup of a call that runs on the first of them alone.
  */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include "core/calllog.h"
 #include "core/config.h"
 #include "core/errors.h"
@@ -76,4 +78,30 @@ void dlg_cuda_say_slots(unsigned mask)
   if (!dlg_config_get()->verbose) return;
   list_slots(mask, '+', list, sizeof list);
   dlg_log_devices("cuda:%s", list);
+}
+
+dlgemm_status dlg_cuda_trip_begin(dlg_cuda_trip *t, int streams)
+{
+  char why[160];
+  CUresult e;
+  memset(t, 0, sizeof *t);
+  if (!(t->cu = dlg_cuda_api_get(why, sizeof why)))
+    return dlg_fail(DLGEMM_ERR_NO_BACKEND, "%s", why);
+  if (!(t->dev = dlg_cuda_slot_device(0))) return DLGEMM_ERR_NO_BACKEND;
+  dlg_cuda_say_slots(1);
+  if ((e = t->cu->CtxPushCurrent(t->dev->ctx)))
+    return dlg_fail(DLGEMM_ERR_BACKEND_FAILED, "CUDA context failed: %s", dlg_cuda_error(e));
+  for (; t->streams < streams; t->streams++)
+    if ((e = t->cu->StreamCreate(&t->stream[t->streams], CU_STREAM_NON_BLOCKING))) {
+      dlg_cuda_trip_end(t);
+      return dlg_fail(DLGEMM_ERR_BACKEND_FAILED, "CUDA stream creation failed: %s",
+                      dlg_cuda_error(e));
+    }
+  return DLGEMM_OK;
+}
+
+void dlg_cuda_trip_end(dlg_cuda_trip *t)
+{
+  while (t->streams > 0) t->cu->StreamDestroy(t->stream[--t->streams]);
+  t->cu->CtxPopCurrent(NULL);
 }

@@ -23,4 +23,18 @@ int dlg_cuda_slot_sharers(int slot);
  * took it ("cuda:0", "cuda:0+1"). */
 void dlg_cuda_say_slots(unsigned mask);
 
+/* A call that runs on one device (the level-3 routines, the
+ * factorizations): slot 0's device, said on the verbose line, with its
+ * context current and `streams` (1 or 2) new streams on it.  On failure
+ * nothing is held; otherwise dlg_cuda_trip_end gives it all back. */
+typedef struct dlg_cuda_trip {
+  const dlg_cuda_api *cu;
+  dlg_cuda_device *dev;
+  CUstream stream[2];
+  int streams;
+} dlg_cuda_trip;
+
+dlgemm_status dlg_cuda_trip_begin(dlg_cuda_trip *t, int streams);
+void dlg_cuda_trip_end(dlg_cuda_trip *t);
+
 #endif

@@ -157,25 +157,13 @@ static dlgemm_status run(dlg_factor *f, dlg_cuda_device *dev, const dlg_cuda_api
 
 dlgemm_status dlg_cuda_factor(dlg_factor *f)
 {
-  char why[160];
-  const dlg_cuda_api *cu = dlg_cuda_api_get(why, sizeof why);
-  dlg_cuda_device *dev = cu ? dlg_cuda_slot_device(0) : NULL;
-  CUstream s;
-  CUresult e;
+  dlg_cuda_trip t;
   dlgemm_status st;
-  if (!cu) return dlg_fail(DLGEMM_ERR_NO_BACKEND, "%s", why);
-  if (!dev) return DLGEMM_ERR_NO_BACKEND;
   if (f->m > 0x7fffffff || f->n > 0x7fffffff)
     return dlg_fail(DLGEMM_ERR_TOO_LARGE, "m and n must fit in 32 bits");
-  dlg_cuda_say_slots(1);
-  if ((e = cu->CtxPushCurrent(dev->ctx))) return cuda_failed("context", e);
-  if ((e = cu->StreamCreate(&s, CU_STREAM_NON_BLOCKING))) {
-    st = cuda_failed("stream creation", e);
-  } else {
-    st = run(f, dev, cu, s);
-    cu->StreamDestroy(s);
-  }
-  cu->CtxPopCurrent(NULL);
+  if ((st = dlg_cuda_trip_begin(&t, 1))) return st;
+  st = run(f, t.dev, t.cu, t.stream[0]);
+  dlg_cuda_trip_end(&t);
   return st;
 }
 

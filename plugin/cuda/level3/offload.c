@@ -364,34 +364,18 @@ static dlgemm_status run(dlg_level3 *x, dlg_cuda_device *dev, const dlg_cuda_api
 
 dlgemm_status dlg_cuda_level3(dlg_level3 *x)
 {
-  char why[160];
-  const dlg_cuda_api *cu = dlg_cuda_api_get(why, sizeof why);
-  dlg_cuda_device *dev = cu ? dlg_cuda_slot_device(0) : NULL;
-  CUstream s, s2;
-  CUevent done[MAX_STEPS];
-  CUresult e;
+  dlg_cuda_trip t;
+  CUevent done[MAX_STEPS]; /* done[s]: step s's kernels finished */
+  CUresult e = CUDA_SUCCESS;
   dlgemm_status st;
   int events;
-  if (!cu) return dlg_fail(DLGEMM_ERR_NO_BACKEND, "%s", why);
-  if (!dev) return DLGEMM_ERR_NO_BACKEND;
-  dlg_cuda_say_slots(1);
-  if ((e = cu->CtxPushCurrent(dev->ctx))) return cuda_failed("context", e);
-  /* s computes, s2 copies; done[b]: block b's kernels finished */
-  if ((e = cu->StreamCreate(&s, CU_STREAM_NON_BLOCKING))) {
-    st = cuda_failed("stream creation", e);
-  } else {
-    if ((e = cu->StreamCreate(&s2, CU_STREAM_NON_BLOCKING))) {
-      st = cuda_failed("stream creation", e);
-    } else {
-      for (events = 0; events < MAX_STEPS; events++)
-        if ((e = cu->EventCreate(&done[events], CU_EVENT_DISABLE_TIMING))) break;
-      st = e ? cuda_failed("event creation", e) : run(x, dev, cu, s, s2, done);
-      while (events-- > 0) cu->EventDestroy(done[events]);
-      cu->StreamDestroy(s2);
-    }
-    cu->StreamDestroy(s);
-  }
-  cu->CtxPopCurrent(NULL);
+  /* stream 0 computes, stream 1 copies */
+  if ((st = dlg_cuda_trip_begin(&t, 2))) return st;
+  for (events = 0; events < MAX_STEPS; events++)
+    if ((e = t.cu->EventCreate(&done[events], CU_EVENT_DISABLE_TIMING))) break;
+  st = e ? cuda_failed("event creation", e) : run(x, t.dev, t.cu, t.stream[0], t.stream[1], done);
+  while (events-- > 0) t.cu->EventDestroy(done[events]);
+  dlg_cuda_trip_end(&t);
   return st;
 }
 
