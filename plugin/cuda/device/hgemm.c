@@ -186,11 +186,10 @@ int dlg_cuda_wgmma_launch(dlg_cuda_device *dev, int kind, int64_t batch, const d
    * registers) is rows of 32 TF32 values by 32 k to TMA: 64 halves (k real) */
   const int tf = kind >= DLG_TC_TF32;
   if (!cu || !f || want == 1 || !op1->vec || !op2->vec || a->k == 0 || tiles > INT32_MAX) return 0;
-  /* below a 128 x 128 product, half the tile or more would be padding -
-   * except for those of 16 columns or fewer that narrow.c sends here, which
-   * stream their wide operand and are bound by memory, not flops */
-  if (want != 2 && (a->m < 128 || a->n < 128) && (a->m > DLG_NARROW_MAX_NN && a->n > DLG_NARROW_MAX_NN))
-    return 0;
+  /* below a 128 x 128 product, half the tile or more would be padding (and
+   * with 16 columns or fewer C's padding past its edge was written:
+   * narrow.c) */
+  if (want != 2 && (a->m < 128 || a->n < 128)) return 0;
   if (tensor_map(cu, &ma, kind, first, first->kc ? (uint64_t)a->k : (uint64_t)rows << tf,
                  (uint64_t)(first->kc ? rows : a->k >> tf), batch, 64,
                  first->kc ? DLG_WGMMA_BM : DLG_WGMMA_BK >> tf) ||
