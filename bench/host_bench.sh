@@ -39,18 +39,13 @@ fi
 model=$(ls "$XDG_CACHE_HOME"/dlgemm/host-model-*.txt 2>/dev/null | head -1)
 k32=$(awk '$1 == "kernel[0]" {print $2}' "$model" 2>/dev/null)
 k64=$(awk '$1 == "kernel[1]" {print $2}' "$model" 2>/dev/null)
-python3 - "$out" "${k32:-5e13}" "${k64:-5e13}" <<'PY'
-import re, sys
-out, k32, k64 = sys.argv[1], float(sys.argv[2]), float(sys.argv[3])
-def read(name):
-    d = {}
-    try:
-        for line in open(f"{out}/host_{name}.txt"):
-            m = re.match(r"(\w)gemm n=(\d+) seconds=(\S+) tflops=(\S+)", line)
-            if m: d[(m[1], int(m[2]))] = float(m[4])
-    except FileNotFoundError:
-        pass
-    return d
+python3 - "$out" "$(dirname "$0")" "${k32:-5e13}" "${k64:-5e13}" <<'PY'
+import sys
+out, k32, k64 = sys.argv[1], float(sys.argv[3]), float(sys.argv[4])
+sys.path.insert(0, sys.argv[2])
+import rates
+def read(name): # {(s or d, n): TFLOP/s}
+    return {(r[0], n): v[0] for (r, n), v in rates.read(f"{out}/host_{name}.txt").items()}
 net, dl, nv = read("netlib"), read("dlgemm"), read("nvblas")
 print(f"{'call':>6} {'n':>6} {'netlib':>9} {'dlgemm':>9} {'NVBLAS':>9} {'dl/netlib':>9} "
       f"{'dl/NVBLAS':>9} {'of bound':>8}   (TFLOP/s)")

@@ -33,18 +33,13 @@ CONF
   NVBLAS_CONFIG_FILE=$out/nvblas.conf LD_PRELOAD=$nvblas:${NEXT_BLAS:-} "$bin" 60 "$routines" $sizes |
     tee "$out/l3_nvblas.txt"
 fi
-python3 - "$out" <<'PY'
-import re, sys
+python3 - "$out" "$(dirname "$0")" <<'PY'
+import sys
 out = sys.argv[1]
-def read(name):
-    d = {}
-    try:
-        for line in open(f"{out}/l3_{name}.txt"):
-            m = re.match(r"(\w+) n=(\d+) seconds=(\S+) tflops=(\S+)", line)
-            if m: d[(m[1], int(m[2]))] = float(m[4])
-    except FileNotFoundError:
-        pass
-    return d
+sys.path.insert(0, sys.argv[2])
+import rates
+def read(name): # {(routine, n): TFLOP/s}
+    return {key: v[0] for key, v in rates.read(f"{out}/l3_{name}.txt").items()}
 nx, dl, nv = read("next"), read("dlgemm"), read("nvblas")
 print(f"{'routine':>8} {'n':>6} {'next':>9} {'dlgemm':>9} {'NVBLAS':>9} {'dl/next':>8} {'dl/NVBLAS':>9}   (TFLOP/s)")
 for key in sorted(dl, key=lambda k: (k[0], k[1])):

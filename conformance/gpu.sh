@@ -7,7 +7,8 @@
 # usage (on the GPU machine, from the repository root):
 #   source .devdeps/env.sh && conformance/gpu.sh [bench-reps]
 # GPU_STEPS picks parts (default all): build ctest python frameworks netlib
-# lapack scalapack sanitizer sass ncu bench tcbench shapes hostbench lapackbench gcnport load; GPU_CMAKE_ARGS
+# lapack scalapack sanitizer sass ncu bench tcbench shapes hostbench lapackbench gcnport load
+# several scalapackbench; GPU_CMAKE_ARGS
 # adds configure options.
 # Logs go to $OUT (or ./gpu-out); the last lines printed are the summary.
 set -u
@@ -17,7 +18,7 @@ reps=${1:-20}
 build=build-gpu
 summary=()
 note() { summary+=("$1"); echo "== $1"; }
-steps=" ${GPU_STEPS:-build ctest python frameworks netlib lapack scalapack sanitizer sass ncu bench tcbench shapes hostbench lapackbench gcnport load} "
+steps=" ${GPU_STEPS:-build ctest python frameworks netlib lapack scalapack sanitizer sass ncu bench tcbench shapes hostbench lapackbench gcnport load several scalapackbench} "
 want() { [[ $steps == *" $1 "* ]]; }
 step() { # name, command...
   local name=$1; shift
@@ -167,6 +168,16 @@ if want lapackbench && [ -x $build/bench/bench_lapack ]; then
 fi
 if want hostbench && [ -x $build/bench/host_bench ]; then
   bench/host_bench.sh $build "$out/hostbench" ${HOSTBENCH_SIZES:-} 2>&1 | tee "$out/hostbench.log"
+fi
+# Several GPUs (issue 26): one host-array call on all of them against one and
+# against NVBLAS; ScaLAPACK's PDGEMM / PDGETRF over 2 ranks on OpenBLAS, on one
+# GPU and on a GPU per rank (SCALAPACK_N, default 32768).
+if want several && [ -x $build/bench/host_bench ]; then
+  bench/several_gpus.sh $build "$out/several" ${SEVERAL_SIZES:-} 2>&1 | tee "$out/several.log"
+fi
+if want scalapackbench && [ -n "${OPAL_PREFIX:-}" ]; then
+  MPIRUN="$OPAL_PREFIX/bin/mpirun.openmpi" bench/scalapack_bench.sh $build "$out/scalapackbench" \
+    ${SCALAPACK_N:-32768} 2>&1 | tee "$out/scalapackbench.log"
 fi
 # Under load (issue 27): 64 threads of device-tensor and host-array calls for
 # LOAD_SECONDS (default 180), memory flat; and a shorter run under memcheck.

@@ -10,7 +10,7 @@
 #            programs (dpb3tst...) run in its PBLAS/, the others in it, each
 #            reading its .dat file from there
 #   MPIRUN   (environment) the launcher, default mpirun
-#   GPUS     (environment) GPUs on the node, default 1: rank r must log
+#   GPUS     (environment) GPUs on the node, default nvidia-smi's count: rank r must log
 #            "host arrays on CUDA device r mod GPUS (node-local rank ...)"
 # Each rank runs with DLGEMM_FORCE=gpu, so every call dlgemm takes is on
 # the GPU; its DLGEMM_VERBOSE lines go to its own file (--output-filename).
@@ -21,7 +21,10 @@
 set -u
 lib=$1 dir=$2 ranks=$3
 shift 3
-mpirun=${MPIRUN:-mpirun} gpus=${GPUS:-1}
+mpirun=${MPIRUN:-mpirun} gpus=${GPUS:-$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')}
+# Open MPI takes its prefix from the path it was started by: /bin/x (a
+# merged /usr) would make it "/", which it refuses
+[ -e "$mpirun" ] && mpirun=$(readlink -f "$mpirun")
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 # CI and GPU machines run as root
@@ -31,6 +34,7 @@ summary() { grep -iE "passed|failed|skipped|finished|illegal" "$1" | grep -vE "^
 
 command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1 ||
   { echo "SKIP: scalapack.sh: no NVIDIA GPU here (the testers run with DLGEMM_FORCE=gpu)"; exit 77; }
+[ "$gpus" -gt 0 ] 2>/dev/null || gpus=1
 
 for prog in "$@"; do
   case $prog in *pb[123]tst) cd "$dir/PBLAS" ;; *) cd "$dir" ;; esac || exit 1

@@ -4,7 +4,9 @@
 # with Open MPI and ScaLAPACK's Open MPI testers (Debian names, with the
 # libraries they load, which prepare does not resolve), then the testers'
 # .dat inputs, which live under usr/share (prepare drops that tree).  The
-# MPICH build of the testers is removed: the carry is 64 MiB.
+# MPICH build of the testers is removed: the carry is 64 MiB.  With
+# libopenblas0-pthread added (bench/scalapack_bench.sh's OpenBLAS runs) the
+# folder is 90 MB: tools/pack-devdeps.sh packs it into a 19 MB tarball.
 # On the GPU machine: source .devdeps/env.sh, then
 #   R=$PWD/.devdeps/root; export OPAL_PREFIX=$R/usr PATH=$R/usr/bin:$PATH
 #   export DEVDEPS_SCALAPACK_TESTS=$R/usr/lib/x86_64-linux-gnu/scalapack/openmpi-tests

@@ -1,0 +1,256 @@
+/*
+ * pdbench - an unmodified ScaLAPACK program: PDGEMM and PDGETRF on a P x Q
+ * process grid, timed, each answer checked.  Linked with ScaLAPACK (Open
+ * MPI build) only; its ranks' dgemm_ is the next BLAS's, or dlgemm's when
+ * LD_PRELOAD'ed, so the same binary measures both (bench/scalapack_bench.sh
+ * runs it over 2 ranks on OpenBLAS, on one GPU and on a GPU per rank).
+ * ScaLAPACK's own testers fix their memory at build time (xdlu stops far
+ * below n = 32768), hence this program.
+ *
+ *   usage: mpirun -np P*Q pdbench ROUTINES N [NB] [REPS] [P]
+ *     ROUTINES  comma list of pdgemm pdgetrf
+ *     N         order of the square matrices
+ *     NB        block size of the block-cyclic layout (default 512)
+ *     REPS      timed calls after one untimed one (default 3; 0: one timed
+ *               call and no other)
+ *     P         process rows (default the largest divisor of the rank count
+ *               at most its square root: 1 x 2 for 2 ranks)
+ *
+ * Each line, from rank 0: routine n nb grid seconds (median) TFLOP/s, and a
+ * scaled residual that must be below 16 (ScaLAPACK's testers' threshold):
+ *   pdgemm  C = A B:      |C x - A (B x)|_inf / (|A|_inf |B|_inf |x|_inf n eps)
+ *   pdgetrf then pdgetrs: |A x - b|_inf / (|A|_inf |x|_inf n eps)
+ * Entries are a hash of their global position, the same whatever the grid.
+ * Exits 1 when a residual or an info fails.
+ */
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* BLACS's C interface and ScaLAPACK's Fortran one (hidden CHARACTER
+ * lengths last); PBLAS routines are C and take none. */
+void Cblacs_pinfo(int *me, int *procs);
+void Cblacs_get(int ctxt, int what, int *val);
+void Cblacs_gridinit(int *ctxt, const char *order, int rows, int cols);
+void Cblacs_gridinfo(int ctxt, int *rows, int *cols, int *row, int *col);
+void Cblacs_barrier(int ctxt, const char *scope);
+void Cblacs_gridexit(int ctxt);
+void Cblacs_exit(int more);
+void Cdgamx2d(int ctxt, const char *scope, const char *top, int m, int n, double *a, int lda,
+              int *ra, int *ca, int ldia, int rdest, int cdest);
+int numroc_(const int *n, const int *nb, const int *iproc, const int *isrc, const int *nprocs);
+void descinit_(int *desc, const int *m, const int *n, const int *mb, const int *nb,
+               const int *irsrc, const int *icsrc, const int *ctxt, const int *lld, int *info);
+void pdgemm_(const char *ta, const char *tb, const int *m, const int *n, const int *k,
+             const double *alpha, const double *a, const int *ia, const int *ja,
+             const int *desca, const double *b, const int *ib, const int *jb, const int *descb,
+             const double *beta, double *c, const int *ic, const int *jc, const int *descc);
+void pdgemv_(const char *t, const int *m, const int *n, const double *alpha, const double *a,
+             const int *ia, const int *ja, const int *desca, const double *x, const int *ix,
+             const int *jx, const int *descx, const int *incx, const double *beta, double *y,
+             const int *iy, const int *jy, const int *descy, const int *incy);
+void pdgetrf_(const int *m, const int *n, double *a, const int *ia, const int *ja,
+              const int *desca, int *ipiv, int *info);
+void pdgetrs_(const char *t, const int *n, const int *nrhs, const double *a, const int *ia,
+              const int *ja, const int *desca, const int *ipiv, double *b, const int *ib,
+              const int *jb, const int *descb, int *info, size_t);
+double pdlange_(const char *norm, const int *m, const int *n, const double *a, const int *ia,
+                const int *ja, const int *desca, double *work, size_t);
+
+static const int ONE = 1, ZERO = 0;
+static const double D1 = 1.0, D0 = 0.0;
+
+/* This rank's part of an n x cols block-cyclic matrix. */
+typedef struct dist {
+  int desc[9], rows, cols; /* local extents; desc[8] is the leading dimension */
+  double *v;
+} dist;
+
+typedef struct grid { int ctxt, p, q, row, col, n, nb; } grid;
+
+static double now(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int make(const grid *g, int cols, dist *d)
+{
+  int info;
+  d->rows = numroc_(&g->n, &g->nb, &g->row, &ZERO, &g->p);
+  d->cols = numroc_(&cols, &g->nb, &g->col, &ZERO, &g->q);
+  const int lld = d->rows > 1 ? d->rows : 1;
+  descinit_(d->desc, &g->n, &cols, &g->nb, &g->nb, &ZERO, &ZERO, &g->ctxt, &lld, &info);
+  d->v = malloc(((size_t)lld * (size_t)(d->cols > 1 ? d->cols : 1)) * sizeof *d->v);
+  return info == 0 && d->v != NULL;
+}
+
+/* Entry (i, j) of matrix `which`: in [-0.5, 0.5), a hash of its position. */
+static double entry(uint64_t which, int64_t i, int64_t j)
+{
+  uint64_t z = which * 0x9e3779b97f4a7c15ull + (uint64_t)i * 0xbf58476d1ce4e5b9ull + (uint64_t)j;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return (double)((z ^ (z >> 31)) >> 11) * (1.0 / 9007199254740992.0) - 0.5;
+}
+
+static void fill(const grid *g, dist *d, uint64_t which)
+{
+  const size_t ld = (size_t)d->desc[8];
+  int li, lj;
+  for (lj = 0; lj < d->cols; lj++) {
+    const int64_t j = ((int64_t)(lj / g->nb) * g->q + g->col) * g->nb + lj % g->nb;
+    for (li = 0; li < d->rows; li++)
+      d->v[li + lj * ld] = entry(which, ((int64_t)(li / g->nb) * g->p + g->row) * g->nb + li % g->nb, j);
+  }
+}
+
+static void copy(const dist *from, dist *to)
+{
+  memcpy(to->v, from->v, (size_t)from->desc[8] * (size_t)from->cols * sizeof *to->v);
+}
+
+static double norm_inf(const grid *g, const dist *d, int cols)
+{
+  double *work = malloc(((size_t)d->rows + 1) * sizeof *work);
+  const double r = pdlange_("I", &g->n, &cols, d->v, &ONE, &ONE, d->desc, work, 1);
+  free(work);
+  return r;
+}
+
+/* y = alpha op(a) x + beta y */
+static void gemv(const grid *g, double alpha, const dist *a, const dist *x, double beta, dist *y)
+{
+  pdgemv_("N", &g->n, &g->n, &alpha, a->v, &ONE, &ONE, a->desc, x->v, &ONE, &ONE, x->desc, &ONE,
+          &beta, y->v, &ONE, &ONE, y->desc, &ONE);
+}
+
+/* The slowest rank's time of one call, between barriers (its inputs set
+ * up before the first). */
+typedef struct call { const grid *g; dist *a, *b, *c, *a0; int *ipiv, info; } call;
+static double timed(call *k, void (*run)(call *))
+{
+  double t0, t;
+  int r = -1, c = -1;
+  if (k->a0->v) copy(k->a0, k->a); /* LU: a fresh matrix each call */
+  Cblacs_barrier(k->g->ctxt, "A");
+  t0 = now();
+  run(k);
+  t = now() - t0;
+  Cdgamx2d(k->g->ctxt, "A", " ", 1, 1, &t, 1, &r, &c, -1, -1, -1);
+  return t;
+}
+
+static void run_gemm(call *k)
+{
+  pdgemm_("N", "N", &k->g->n, &k->g->n, &k->g->n, &D1, k->a->v, &ONE, &ONE, k->a->desc, k->b->v,
+          &ONE, &ONE, k->b->desc, &D0, k->c->v, &ONE, &ONE, k->c->desc);
+}
+
+static void run_getrf(call *k)
+{
+  pdgetrf_(&k->g->n, &k->g->n, k->a->v, &ONE, &ONE, k->a->desc, k->ipiv, &k->info);
+}
+
+static int cmp(const void *x, const void *y)
+{
+  const double a = *(const double *)x, b = *(const double *)y;
+  return a < b ? -1 : a > b;
+}
+
+/* The scaled residual of the last call, k's matrices as it left them. */
+static double residual(const char *what, call *k)
+{
+  const grid *g = k->g;
+  dist x, y, t;
+  double r = INFINITY;
+  if (!make(g, 1, &x) || !make(g, 1, &y) || !make(g, 1, &t)) goto out;
+  fill(g, &x, 7);
+  if (!strcmp(what, "pdgemm")) { /* y = C x - A (B x) */
+    gemv(g, 1, k->c, &x, 0, &y);
+    gemv(g, 1, k->b, &x, 0, &t);
+    gemv(g, -1, k->a, &t, 1, &y);
+    r = norm_inf(g, &y, 1) /
+        (norm_inf(g, k->a, g->n) * norm_inf(g, k->b, g->n) * norm_inf(g, &x, 1) * g->n * DBL_EPSILON);
+  } else { /* b = A0 x_rand, solve, y = A0 x - b */
+    int info = 1;
+    gemv(g, 1, k->a0, &x, 0, &t);
+    copy(&t, &y);
+    pdgetrs_("N", &g->n, &ONE, k->a->v, &ONE, &ONE, k->a->desc, k->ipiv, t.v, &ONE, &ONE, t.desc,
+             &info, 1);
+    gemv(g, 1, k->a0, &t, -1, &y); /* t now holds the solution */
+    if (!info && !k->info)
+      r = norm_inf(g, &y, 1) / (norm_inf(g, k->a0, g->n) * norm_inf(g, &t, 1) * g->n * DBL_EPSILON);
+  }
+out:
+  free(x.v), free(y.v), free(t.v);
+  return r;
+}
+
+int main(int argc, char **argv)
+{
+  grid g;
+  int me, procs, reps, fails = 0;
+  char *list, *what;
+  Cblacs_pinfo(&me, &procs);
+  if (argc < 3) {
+    if (!me) fprintf(stderr, "usage: pdbench pdgemm,pdgetrf N [NB] [REPS] [P]\n");
+    Cblacs_exit(0);
+    return 2;
+  }
+  g.n = atoi(argv[2]), g.nb = argc > 3 ? atoi(argv[3]) : 512, reps = argc > 4 ? atoi(argv[4]) : 3;
+  for (g.p = (int)sqrt((double)procs); procs % g.p; g.p--) continue;
+  if (argc > 5) g.p = atoi(argv[5]);
+  g.q = procs / g.p;
+  if (g.n < 1 || g.nb < 1 || reps < 0 || reps > 50 || g.p < 1 || g.p * g.q != procs) {
+    if (!me) fprintf(stderr, "pdbench: bad N, NB, REPS or P for %d ranks\n", procs);
+    Cblacs_exit(0);
+    return 2;
+  }
+  Cblacs_get(0, 0, &g.ctxt);
+  Cblacs_gridinit(&g.ctxt, "Row-major", g.p, g.q);
+  Cblacs_gridinfo(g.ctxt, &g.p, &g.q, &g.row, &g.col);
+  list = strdup(argv[1]);
+  for (what = strtok(list, ","); what; what = strtok(NULL, ",")) {
+    const int gemm = !strcmp(what, "pdgemm");
+    const double n = g.n, flops = gemm ? 2 * n * n * n : 2.0 / 3.0 * n * n * n;
+    dist a = {0}, b = {0}, c = {0}, a0 = {0};
+    call k = {&g, &a, &b, &c, &a0, NULL, 0};
+    double t[51], res;
+    int r, ok;
+    if (!gemm && strcmp(what, "pdgetrf")) {
+      if (!me) printf("%s unknown\n", what);
+      fails++;
+      continue;
+    }
+    ok = make(&g, g.n, &a) && (gemm ? make(&g, g.n, &b) && make(&g, g.n, &c) : make(&g, g.n, &a0));
+    k.ipiv = malloc(((size_t)a.rows + g.nb) * sizeof *k.ipiv);
+    if (!ok || !k.ipiv) { /* every rank's sizes are alike: all fail or none */
+      if (!me) printf("%s n=%d skipped out_of_memory\n", what, g.n);
+      fails++;
+    } else {
+      fill(&g, gemm ? &a : &a0, 1);
+      if (gemm) fill(&g, &b, 2);
+      if (reps) timed(&k, gemm ? run_gemm : run_getrf); /* libraries load, models calibrate */
+      for (r = 0; r < (reps ? reps : 1); r++) t[r] = timed(&k, gemm ? run_gemm : run_getrf);
+      qsort(t, (size_t)r, sizeof t[0], cmp);
+      res = residual(what, &k);
+      ok = res < 16;
+      fails += !ok;
+      if (!me)
+        printf("%s n=%d nb=%d grid=%dx%d seconds=%.4f tflops=%.4f reps=%d residual=%.3g %s\n", what,
+               g.n, g.nb, g.p, g.q, t[r / 2], flops / t[r / 2] * 1e-12, r, res, ok ? "ok" : "FAILED");
+      fflush(stdout);
+    }
+    free(a.v), free(b.v), free(c.v), free(a0.v), free(k.ipiv);
+  }
+  free(list);
+  Cblacs_gridexit(g.ctxt);
+  Cblacs_exit(0);
+  return fails ? 1 : 0;
+}

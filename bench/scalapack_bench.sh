@@ -1,0 +1,95 @@
+#!/bin/bash
+# scalapack_bench.sh - the same ScaLAPACK program (pdbench: PDGEMM, PDGETRF,
+# each with its residual) over MPI ranks, three ways in one job on the GPU
+# machine, every rank on OpenBLAS (its libblas.so.3 and liblapack.so.3 found
+# first, the cores shared out among the ranks):
+#   openblas     OpenBLAS alone
+#   dlgemm_1gpu  dlgemm LD_PRELOAD'ed in every rank, every rank on GPU 0
+#                (DLGEMM_DEVICES=0)
+#   dlgemm       dlgemm LD_PRELOAD'ed, each rank on the GPU of its node-local
+#                rank (the default)
+# Prints each run's lines and seconds side by side with the ratios.
+#
+# usage: bench/scalapack_bench.sh BUILD OUT [N] [NB] [REPS]
+#   (defaults 32768, 512, 1); RANKS (default 2); RUNS (default all three);
+#   MPIRUN (default mpirun); OPENBLAS_DIR (default $DEVDEPS_OPENBLAS);
+#   ROUTINES (default pdgemm,pdgetrf); RUN_LIMIT (seconds a run, default 900)
+# Each dlgemm device's host model is measured first, by one rank alone on
+# it, into a fresh cache: ranks sharing a GPU would otherwise measure it
+# at once and each see half of it.
+set -u
+build=$1 out=$2 n=${3:-32768} nb=${4:-512} reps=${5:-1}
+ranks=${RANKS:-2} runs=${RUNS:-openblas dlgemm_1gpu dlgemm}
+routines=${ROUTINES:-pdgemm,pdgetrf} limit=${RUN_LIMIT:-900}
+mpirun=${MPIRUN:-mpirun} openblas=${OPENBLAS_DIR:-${DEVDEPS_OPENBLAS:-}}
+build=$(cd "$build" && pwd)
+bin=$build/bench/pdbench lib=$build/libdlgemm.so
+[ -x "$bin" ] || { echo "SKIP: $bin not built (ScaLAPACK's Open MPI build not found)"; exit 77; }
+[ -n "$openblas" ] && [ -e "$openblas/libblas.so.3" ] ||
+  { echo "SKIP: no OpenBLAS (OPENBLAS_DIR, or prepare's libopenblas0-pthread)"; exit 77; }
+mkdir -p "$out"
+rm -rf "$out"/pdbench_*.txt "$out/verbose"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 XDG_CACHE_HOME=$out/cache
+rm -rf "$XDG_CACHE_HOME"
+cores=$(nproc) gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+threads=$((cores / ranks > 0 ? cores / ranks : 1))
+echo "pdbench: $ranks ranks, $cores cores ($threads OpenBLAS threads a rank), $gpus GPU(s);" \
+  "n=$n nb=$nb reps=$reps; OpenBLAS: $openblas"
+# Open MPI binds 2 ranks to a core each unless told: OpenBLAS's threads and
+# dlgemm's copy threads need the rank's share of the machine.
+run() { # extra mpirun options..., then the program's arguments
+  timeout "$limit" "$mpirun" --oversubscribe --bind-to none -np "$ranks" \
+    -x LD_LIBRARY_PATH="$openblas:${LD_LIBRARY_PATH:-}" -x OPENBLAS_NUM_THREADS=$threads \
+    -x XDG_CACHE_HOME "$@"
+}
+for run in $runs; do
+  case $run in openblas | dlgemm_1gpu | dlgemm) ;; *) echo "unknown run $run"; continue ;; esac
+  [ $run = openblas ] || [ "$gpus" -gt 0 ] || { echo "$run: no GPU, skipped"; continue; }
+  devs=0 one=(-x DLGEMM_DEVICES=0)
+  [ $run = dlgemm ] && devs=$(seq -s ' ' 0 $((gpus - 1))) one=()
+  {
+    if [ $run = openblas ]; then
+      run "$bin" "$routines" "$n" "$nb" "$reps"
+    else
+      for d in $devs; do # each device's model, one rank alone on it
+        ranks=1 run -x LD_PRELOAD="$lib" -x DLGEMM_DEVICES=$d -x DLGEMM_VERBOSE=1 \
+          "$bin" pdgemm 2048 "$nb" 1 2>&1 | grep -m1 "host model"
+      done
+      run -x LD_PRELOAD="$lib" "${one[@]}" "$bin" "$routines" "$n" "$nb" "$reps"
+    fi
+  } 2>&1 | tee "$out/pdbench_$run.txt"
+done
+# Each dlgemm rank's calls at a small size, verbose: which device took them.
+if [ "$gpus" -gt 0 ]; then
+  run -x LD_PRELOAD="$lib" -x DLGEMM_VERBOSE=1 --output-filename "$out/verbose" \
+    "$bin" pdgemm 4096 "$nb" 0 >/dev/null 2>&1
+  for f in "$out"/verbose/*/rank.*/stderr; do
+    [ -e "$f" ] || continue
+    echo "$(basename "$(dirname "$f")"): $(grep -m1 "host arrays on" "$f" | sed 's/^dlgemm: //')"
+    grep -oE "^dlgemm: dgemm_ .* -> [a-z-]+(:[0-9+]+)?" "$f" | awk '{print "  " $NF}' | sort | uniq -c
+  done
+fi
+
+python3 - "$out" $runs <<'PY'
+import re, sys
+out, runs = sys.argv[1], sys.argv[2:]
+t = {}
+for run in runs:
+    try:
+        for line in open(f"{out}/pdbench_{run}.txt"):
+            m = re.match(r"(\w+) n=(\d+) .*seconds=(\S+) tflops=(\S+) .*residual=(\S+) (\w+)", line)
+            if m: t[(run, m[1], int(m[2]))] = (float(m[3]), float(m[4]), m[5], m[6])
+    except FileNotFoundError:
+        pass
+keys = sorted({(r, n) for (_, r, n) in t})
+print(f"{'routine':>8} {'n':>6} " + " ".join(f"{r + ' s':>14}" for r in runs) +
+      " " + " ".join(f"{'openblas/' + r:>20}" for r in runs if r != "openblas"))
+for r, n in keys:
+    row = [t.get((run, r, n)) for run in runs]
+    cells = " ".join(f"{x[0]:14.3f}" if x else f"{'-':>14}" for x in row)
+    base = t.get(("openblas", r, n))
+    ratios = " ".join(f"{base[0] / x[0]:20.2f}" if base and x else f"{'-':>20}"
+                      for run, x in zip(runs, row) if run != "openblas")
+    bad = [run for run, x in zip(runs, row) if x and x[3] != "ok"]
+    print(f"{r:>8} {n:6d} {cells} {ratios}" + (f"  RESIDUAL FAILED: {bad}" if bad else ""))
+PY

@@ -1,0 +1,54 @@
+#!/bin/bash
+# pdbench.sh - the ScaLAPACK benchmark program (bench/pdbench.c) as a test:
+# PDGEMM and PDGETRF over 2 ranks at a small size, plain and with
+# libdlgemm.so LD_PRELOAD'ed in each rank; both runs' residuals must pass,
+# and each rank's dgemm_ calls must have reached dlgemm.  Without a GPU
+# every call goes on to the next BLAS with the caller's arguments, so the
+# two runs must print the same residuals to the last digit; with one, the
+# calls are forced onto it and rank r must be on GPU r mod GPUs.
+#
+# usage: pdbench.sh PDBENCH LIBDLGEMM [MPIRUN]
+set -u
+bin=$1 lib=$2 mpirun=${3:-mpirun}
+# Open MPI takes its prefix from the path it was started by: /bin/x (a
+# merged /usr) would make it "/", which it refuses
+[ -e "$mpirun" ] && mpirun=$(readlink -f "$mpirun")
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 # CI and GPU machines run as root
+gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+force=auto
+[ "$gpus" -gt 0 ] && force=gpu
+args=(pdgemm,pdgetrf 700 64 1)
+run() { timeout 300 "$mpirun" --oversubscribe -np 2 "$@"; }
+
+run "$bin" "${args[@]}" >"$work/plain.txt" 2>&1 ||
+  { echo "FAIL: plain run exited $?"; cat "$work/plain.txt"; exit 1; }
+run -x LD_PRELOAD="$lib" -x DLGEMM_VERBOSE=1 -x DLGEMM_FORCE=$force --output-filename "$work/ranks" \
+  "$bin" "${args[@]}" >"$work/preloaded.txt" 2>&1 ||
+  { echo "FAIL: preloaded run exited $?"; cat "$work/preloaded.txt"; exit 1; }
+cat "$work/plain.txt"
+status=0
+[ "$(grep -c ' ok$' "$work/plain.txt")" -eq 2 ] || { echo "FAIL: plain residuals"; status=1; }
+# the ranks' stdout, as --output-filename left it (rank 0 prints the lines)
+pre=$(cat "$work"/ranks/*/rank.0/stdout 2>/dev/null)
+echo "$pre" | sed 's/^/preloaded: /'
+[ "$(echo "$pre" | grep -c ' ok$')" -eq 2 ] || { echo "FAIL: preloaded residuals"; status=1; }
+if [ "$gpus" -eq 0 ]; then
+  a=$(grep -oE "residual=\S+" "$work/plain.txt") b=$(echo "$pre" | grep -oE "residual=\S+")
+  [ "$a" = "$b" ] || { echo "FAIL: residuals differ from the plain run's: $a / $b"; status=1; }
+fi
+for r in 0 1; do
+  log=$(ls "$work"/ranks/*/rank.$r/stderr 2>/dev/null | head -1)
+  want=cpu-blas
+  [ "$gpus" -gt 0 ] && want=cuda:$((r % gpus))
+  # computing calls: not the quick returns and empty products BLAS leaves alone
+  calls=$(grep -E "^dlgemm: dgemm_ .*-> " "$log" 2>/dev/null |
+    grep -cvE -- "-> (rejected|quick-return|cpu.*(illegal|empty))")
+  on=$(grep -cE "^dlgemm: dgemm_ .*-> $want[ (]" "$log" 2>/dev/null)
+  echo "rank $r: $on of ${calls:-0} dgemm_ calls on $want"
+  [ "${calls:-0}" -gt 0 ] || { echo "FAIL: rank $r: no dgemm_ call reached dlgemm"; status=1; }
+  [ "$gpus" -eq 0 ] || [ "$on" -eq "$calls" ] || { echo "FAIL: rank $r: calls off $want"; status=1; }
+done
+[ $status -eq 0 ] && echo "pdbench: PDGEMM and PDGETRF over 2 ranks pass, plain and with dlgemm"
+exit $status
