@@ -4,12 +4,15 @@
 # BLAS program host_bench (linked with netlib) run
 #   one     dlgemm LD_PRELOAD'ed, DLGEMM_DEVICES=0
 #   all     dlgemm LD_PRELOAD'ed, every GPU (the default)
+#   peer    the same with DLGEMM_PEER=on: the operand every GPU reads
+#           crosses from the host once, in panels, and goes on between GPUs
 #   nvblas  the toolkit's libnvblas.so LD_PRELOAD'ed, NVBLAS_GPU_LIST ALL,
 #           netlib as its CPU BLAS, pinning on
-# one and all alternate ROUNDS times (default 2; the host's copies vary
-# from one process to the next), NVBLAS runs once (steady, and slow).
-# Prints TFLOP/s, all/one (the issue asks >= 1.8) and all/NVBLAS (>= 5),
-# and one verbose call at each size: the split and the devices.
+# one, all and peer alternate ROUNDS times (default 2; the host's copies
+# vary from one process to the next), NVBLAS runs once (steady, and slow).
+# Prints TFLOP/s, all/one and peer/one (the issue asks >= 1.8), all/NVBLAS
+# and peer/NVBLAS (>= 5), and one verbose call of each at each size: the
+# split, the devices and the copies between them.
 #
 # usage: bench/several_gpus.sh BUILD OUT [n...]   (default 16384 32768)
 set -u
@@ -34,6 +37,7 @@ done
 for r in $(seq 1 "$rounds"); do
   DLGEMM_DEVICES=0 LD_PRELOAD=$lib "$bin" 120 $sizes | sed "s/^/round=$r /" | tee -a "$out/several_one.txt"
   LD_PRELOAD=$lib "$bin" 120 $sizes | sed "s/^/round=$r /" | tee -a "$out/several_all.txt"
+  DLGEMM_PEER=on LD_PRELOAD=$lib "$bin" 120 $sizes | sed "s/^/round=$r /" | tee -a "$out/several_peer.txt"
 done
 if [ -n "$nvblas" ]; then
   printf 'NVBLAS_LOGFILE %s\nNVBLAS_CPU_BLAS_LIB %s\nNVBLAS_GPU_LIST ALL\nNVBLAS_AUTOPIN_MEM_ENABLED\n' \
@@ -43,8 +47,10 @@ if [ -n "$nvblas" ]; then
 fi
 # One call each, verbose (a limit below the call's time: the warm-up and one more).
 for n in $sizes; do
-  DLGEMM_VERBOSE=1 LD_PRELOAD=$lib "$bin" 0.001 "$n" 2>&1 >/dev/null | grep -E "gemm_ .*-> " |
-    awk '{last[$2] = $0} END {for (r in last) print last[r]}'
+  for peer in off on; do
+    DLGEMM_PEER=$peer DLGEMM_VERBOSE=1 LD_PRELOAD=$lib "$bin" 0.001 "$n" 2>&1 >/dev/null |
+      grep -E "gemm_ .*-> " | awk '{last[$2] = $0} END {for (r in last) print last[r]}'
+  done
 done
 
 python3 - "$out" "$(dirname "$0")" <<'PY'
@@ -54,14 +60,16 @@ sys.path.insert(0, sys.argv[2])
 import rates
 def read(name): # {(s or d, n): [TFLOP/s of each round]}
     return {(r[0], n): v for (r, n), v in rates.read(f"{out}/several_{name}.txt").items()}
-one, all_, nv = read("one"), read("all"), read("nvblas")
-print(f"{'call':>6} {'n':>6} {'one GPU':>18} {'all GPUs':>18} {'NVBLAS':>8} {'all/one':>8} "
-      f"{'all/NVBLAS':>10}   (TFLOP/s, each round; ratios of the medians)")
-for key in sorted(set(one) | set(all_)):
+one, all_, peer, nv = read("one"), read("all"), read("peer"), read("nvblas")
+print(f"{'call':>6} {'n':>6} {'one GPU':>12} {'all GPUs':>12} {'all, peer':>12} {'NVBLAS':>7} "
+      f"{'all/one':>7} {'peer/one':>8} {'all/NV':>7} {'peer/NV':>7}"
+      "   (TFLOP/s, each round; ratios of the medians)")
+for key in sorted(set(one) | set(all_) | set(peer)):
     t, n = key
-    o, a, v = one.get(key, []), all_.get(key, []), nv.get(key, [])
-    med = lambda x: statistics.median(x) if x else None
+    o, a, p, v = (d.get(key, []) for d in (one, all_, peer, nv))
+    med = lambda x: statistics.median(x)
     cell = lambda x: ",".join(f"{r:.1f}" for r in x) or "-"
     ratio = lambda x, y: f"{med(x) / med(y):.2f}" if x and y else "-"
-    print(f"{t}gemm_ {n:6d} {cell(o):>18} {cell(a):>18} {cell(v):>8} {ratio(a, o):>8} {ratio(a, v):>10}")
+    print(f"{t}gemm_ {n:6d} {cell(o):>12} {cell(a):>12} {cell(p):>12} {cell(v):>7} "
+          f"{ratio(a, o):>7} {ratio(p, o):>8} {ratio(a, v):>7} {ratio(p, v):>7}")
 PY

@@ -123,6 +123,11 @@ want sanitizer && for tool in memcheck racecheck; do
 done
 want sanitizer && step sanitizer_memcheck_offload env DLGEMM_FORCE=gpu compute-sanitizer \
   --tool memcheck --error-exitcode 9 $build/conformance/test_offload shapes
+# one call's two parts on one GPU sharing A's or B's panels (DLGEMM_PEER): device-to-device
+# copies from buffers the other part frees once told
+want sanitizer && step sanitizer_memcheck_spread_peer env DLGEMM_FORCE=gpu DLGEMM_DEVICES=0,0 \
+  DLGEMM_PEER=on DLGEMM_VERBOSE=1 compute-sanitizer --tool memcheck --error-exitcode 9 \
+  $build/conformance/test_spread shapes
 # complex64 / complex128: kDLCUDA tensors, and host arrays' level-3 trip
 want sanitizer && step sanitizer_memcheck_complex_cuda compute-sanitizer --tool memcheck \
   --error-exitcode 9 $build/conformance/test_complex cuda 12

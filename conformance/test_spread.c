@@ -7,7 +7,8 @@
  *
  *   shapes  odd sizes, cut or under one granule, every transpose, alpha 1,
  *           -1 and 0.5, beta 0 (over NaN), 1 and -0.5, FP32 and FP64; the
- *           DLGEMM_VERBOSE line of a call cut in two must name both slots;
+ *           DLGEMM_VERBOSE line of a call cut in two must name both slots
+ *           (and with DLGEMM_PEER=on, panels copied from the other part);
  *   fault   one call while DLGEMM_INJECT_FAULT breaks one of its parts:
  *           the answer must still be netlib's and the fallback logged.
  *
@@ -62,14 +63,18 @@ static long differences(const problem *p, const char *what)
 static void release(problem *p) { free(p->a), free(p->b), free(p->c), free(p->c0); }
 
 /* The call's DLGEMM_VERBOSE line, when there is one, must name its slots:
- * under DLGEMM_DEVICES=0,0 both, where C is wide enough to be cut in two. */
-static int named(const char *log, const problem *p)
+ * under DLGEMM_DEVICES=0,0 both, where C is wide enough to be cut in two;
+ * and with DLGEMM_PEER=on (and no fault), a part's panels from the other. */
+static int named(const char *log, const problem *p, int faulty)
 {
-  const char *devices = getenv("DLGEMM_DEVICES");
-  const int cut = (p->m > p->n ? p->m : p->n) >= 2 * DLG_SPLIT_GRANULE;
-  const char *want = cut && devices && !strcmp(devices, "0,0") ? "-> cuda:0+0 " : "-> cuda:";
-  if (!getenv("DLGEMM_VERBOSE") || strstr(log, want)) return 1;
-  fprintf(stderr, "the call's line does not say '%s':\n%s", want, log);
+  const char *devices = getenv("DLGEMM_DEVICES"), *peer = getenv("DLGEMM_PEER");
+  const int cut = (p->m > p->n ? p->m : p->n) >= 2 * DLG_SPLIT_GRANULE &&
+                  devices && !strcmp(devices, "0,0");
+  const char *want = cut ? "-> cuda:0+0 " : "-> cuda:", *shared = "copied between devices";
+  if (!getenv("DLGEMM_VERBOSE")) return 1;
+  if (!(cut && !faulty && peer && !strcmp(peer, "on"))) shared = want;
+  if (strstr(log, want) && strstr(log, shared)) return 1;
+  fprintf(stderr, "the call's line does not say '%s' and '%s':\n%s", want, shared, log);
   return 0;
 }
 
@@ -89,7 +94,7 @@ static int shapes(rng *r)
                  "NT"[t % 2], "NT"[t / 2], alphas[i % 3], betas[i / 3 % 3], small_integer, NULL);
     capture_stderr(call, &p, log, sizeof log);
     fputs(log, stderr);
-    bad += differences(&p, "split") != 0 || !named(log, &p);
+    bad += differences(&p, "split") != 0 || !named(log, &p, 0);
     release(&p);
   }
   return bad != 0;
@@ -104,7 +109,7 @@ static int fault(rng *r)
   problem_make(&p, r, 1, 2600, 2100, 150, 'N', 'T', 1.0, -1.0, small_integer, NULL);
   capture_stderr(call, &p, log, sizeof log);
   fputs(log, stderr);
-  bad = differences(&p, "fault") + !named(log, &p);
+  bad = differences(&p, "fault") + !named(log, &p, 1);
   if (!strstr(log, "fallback")) {
     fprintf(stderr, "the fallback was not reported (DLGEMM_VERBOSE=1 and DLGEMM_INJECT_FAULT "
             "must be set)\n");

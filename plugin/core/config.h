@@ -34,6 +34,7 @@ typedef struct dlg_config {
   double pinned_mb;       /* DLGEMM_PINNED_MB: pinned staging memory, allocated once */
   double device_mb;       /* DLGEMM_DEVICE_MB: device memory a call may hold (0: half the GPU's) */
   int recalibrate;        /* DLGEMM_CALIBRATE=1: measure the routing model again, ignore the cache */
+  int peer;               /* DLGEMM_PEER=on: a split call's parts copy shared panels between devices */
   /* DLGEMM_INJECT_FAULT=<what>:<n>: the n-th (from 1) engine event of that
    * kind in this process fails, for tests of the fallback. */
   enum { DLG_FAULT_NONE, DLG_FAULT_OOM, DLG_FAULT_LAUNCH, DLG_FAULT_COPY } fault;

@@ -119,7 +119,7 @@ static double gpu_seconds(int slot, dlg_cuda_device *dev, dlg_dtype dt, int n, i
   g.b.data = (char *)g.a.data + len * es, g.c.data = (char *)g.a.data + 2 * len * es;
   for (rep = 0; rep < 6 && ok && (host || d); rep++) {
     const double t0 = dlg_now();
-    if (host) ok = dlg_cuda_offload_one(slot, &g) == DLGEMM_OK;
+    if (host) ok = dlg_cuda_offload_one(slot, &g, NULL) == DLGEMM_OK;
     else ok = dlg_cuda_gemm(dev, &g, s) == DLGEMM_OK && cu->StreamSynchronize(s) == CUDA_SUCCESS;
     if (rep) t[rep - 1] = dlg_now() - t0; /* the first warms up */
   }

@@ -56,6 +56,10 @@ static void load(void)
       {"cuPointerGetAttributes", offsetof(dlg_cuda_api, PointerGetAttributes)},
       {"cuDeviceGetName", offsetof(dlg_cuda_api, DeviceGetName)},
       {"cuDeviceGetPCIBusId", offsetof(dlg_cuda_api, DeviceGetPCIBusId)},
+      {"cuDeviceCanAccessPeer", offsetof(dlg_cuda_api, DeviceCanAccessPeer)},
+      {"cuMemPoolSetAccess", offsetof(dlg_cuda_api, MemPoolSetAccess)},
+      {"cuMemcpyPeerAsync", offsetof(dlg_cuda_api, MemcpyPeerAsync)},
+      {"cuMemcpyDtoDAsync_v2", offsetof(dlg_cuda_api, MemcpyDtoDAsync)},
       {"cuTensorMapEncodeTiled", offsetof(dlg_cuda_api, TensorMapEncodeTiled)},
   };
   CUresult r;

@@ -52,6 +52,11 @@ typedef struct dlg_cuda_api {
   CUresult (*PointerGetAttributes)(unsigned, CUpointer_attribute *, void **, CUdeviceptr);
   CUresult (*DeviceGetName)(char *, int, CUdevice);
   CUresult (*DeviceGetPCIBusId)(char *, int, CUdevice);
+  /* a split call's panels copied between devices (cuda/spread.c) */
+  CUresult (*DeviceCanAccessPeer)(int *, CUdevice, CUdevice);
+  CUresult (*MemPoolSetAccess)(CUmemoryPool, const CUmemAccessDesc *, size_t);
+  CUresult (*MemcpyPeerAsync)(CUdeviceptr, CUcontext, CUdeviceptr, CUcontext, size_t, CUstream);
+  CUresult (*MemcpyDtoDAsync)(CUdeviceptr, CUdeviceptr, size_t, CUstream);
   /* the sm_90a tensor-core kernels' TMA descriptors */
   CUresult (*TensorMapEncodeTiled)(CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *,
                                    const cuuint64_t *, const cuuint64_t *, const cuuint32_t *,

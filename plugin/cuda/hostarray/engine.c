@@ -24,7 +24,10 @@
  * DLGEMM_INJECT_FAULT makes the n-th allocation, launch or copy fail.
  *
  * One engine per slot (hostarray/slots.h): cuda/spread.c runs the blocks
- * of one call on several at once, each on its own thread.
+ * of one call on several at once, each on its own thread.  Those blocks all
+ * read one operand whole; with DLGEMM_PEER each of its panels crosses from
+ * the host to one device, and the others copy it from there (gpu/share.h:
+ * the handshake; here, the copies and the frees that wait for them).
  */
 #include <sched.h>
 #include <stdio.h>
@@ -50,6 +53,7 @@ typedef struct dlg_offload {
   pthread_mutex_t lock;
   int ready;
   CUstream h2d, d2h, compute[DLG_OFFLOAD_COMPUTE_STREAMS];
+  CUstream peer;         /* panels copied from another part's device */
   char *pinned;          /* nin + nout chunks of `chunk` bytes */
   size_t chunk;
   int nin, nout;
@@ -83,6 +87,7 @@ typedef struct item {
   CUdeviceptr dev;
   int event;       /* recorded once its copies are queued */
   int pinned;
+  int published;   /* a shared panel this part sent: others may be copying it */
 } item;
 
 typedef struct tile {
@@ -110,6 +115,7 @@ typedef struct job {
   CUresult err;
   const char *step;
   int touched; /* some of the caller's C has been written */
+  const dlg_offload_share *share; /* NULL: no panels shared with other parts */
   /* DLGEMM_VERBOSE's timeline: seconds in host copies, and when the first
    * tile was launched and the last panel queued */
   double t0, gather, scatter, first_launch, sent;
@@ -133,7 +139,8 @@ static CUresult setup(int slot, dlg_cuda_device *dev, const dlg_cuda_api *cu)
   CUresult r;
   int i, n;
   if ((r = cu->StreamCreate(&o->h2d, CU_STREAM_NON_BLOCKING)) ||
-      (r = cu->StreamCreate(&o->d2h, CU_STREAM_NON_BLOCKING)))
+      (r = cu->StreamCreate(&o->d2h, CU_STREAM_NON_BLOCKING)) ||
+      (r = cu->StreamCreate(&o->peer, CU_STREAM_NON_BLOCKING)))
     return r;
   for (i = 0; i < DLG_OFFLOAD_COMPUTE_STREAMS; i++)
     if ((r = cu->StreamCreate(&o->compute[i], CU_STREAM_NON_BLOCKING))) return r;
@@ -333,6 +340,58 @@ static int send(job *j, item *x)
   return !failed(j, cu->EventRecord(o->events[x->event], o->h2d), "copy to device");
 }
 
+/* --- panels shared with the other parts of a split call (gpu/share.h) ---- */
+
+/* x, a panel every part reads, copied from the device of the part that
+ * sent it from the host, on the peer stream behind that part's event.  The
+ * owner frees its copy once told (dlg_share_taken): a copy queued by a
+ * call that then failed is waited for first. */
+static int copy_from_peer(job *j, item *x, int panel, const dlg_share_copy *c)
+{
+  const dlg_cuda_api *cu = j->cu;
+  dlg_offload *o = j->o;
+  const size_t bytes = x->lines.width * x->lines.height;
+  const CUcontext from = (CUcontext)c->context;
+  CUresult r = alloc(j, &x->dev, bytes, o->peer);
+  int queued = 0;
+  if (!r) r = cu->StreamWaitEvent(o->peer, (CUevent)c->ready, 0);
+  if (!r)
+    r = dlg_fault_injected(DLG_FAULT_COPY) ? CUDA_ERROR_UNKNOWN
+        : from == j->dev->ctx ? cu->MemcpyDtoDAsync(x->dev, c->where, bytes, o->peer)
+                              : cu->MemcpyPeerAsync(x->dev, j->dev->ctx, c->where, from, bytes, o->peer);
+  queued = !r;
+  if (!r) r = cu->EventRecord(o->events[x->event], o->peer);
+  if (r && queued) cu->StreamSynchronize(o->peer);
+  dlg_share_taken(j->share->board, panel, j->share->part, r ? NULL : o->events[x->event]);
+  return !failed(j, r, "copy between devices");
+}
+
+/* Panel `panel` of an operand (0: A, 1: B).  The shared one's owner sends
+ * it from the host and publishes it; the other parts copy the owner's, or
+ * send it from the host too where the owner left without it. */
+static int send_panel(job *j, item *x, int panel, int operand)
+{
+  dlg_share_copy c;
+  if (!j->share || j->share->operand != operand) return send(j, x);
+  if (dlg_share_owner(j->share->board, panel) == j->share->part) {
+    if (!send(j, x)) return 0;
+    c.where = x->dev, c.ready = j->o->events[x->event], c.context = j->dev->ctx;
+    dlg_share_publish(j->share->board, panel, &c);
+    return x->published = 1;
+  }
+  return dlg_share_take(j->share->board, panel, &c) ? copy_from_peer(j, x, panel, &c) : send(j, x);
+}
+
+/* Free panel x's device copy on the h2d stream, after the other parts'
+ * copies of it where it was shared. */
+static void free_panel(job *j, item *x, int panel)
+{
+  void *copied[DLG_MAX_DEVICES];
+  int n = x->published ? dlg_share_readers(j->share->board, panel, copied) : 0;
+  while (n-- > 0) j->cu->StreamWaitEvent(j->o->h2d, (CUevent)copied[n], 0);
+  if (x->dev) j->cu->MemFreeAsync(x->dev, j->o->h2d);
+}
+
 /* --- tiles ----------------------------------------------------------------- */
 
 /* Tile t = i * nj + jj, behind its panels (and its C, when beta != 0). */
@@ -383,11 +442,11 @@ static void run_job(job *j)
        * then a row) */
       const int is_a = (r == 0) == (pass == 0);
       if (is_a && r < j->ni) {
-        if (!send(j, &j->a[r])) return;
+        if (!send_panel(j, &j->a[r], r, 0)) return;
         sa = r + 1;
         for (jj = 0; jj < sb && !j->err; jj++) launch(j, r * j->nj + jj);
       } else if (!is_a && r < j->nj) {
-        if (!send(j, &j->b[r])) return;
+        if (!send_panel(j, &j->b[r], r, 1)) return;
         sb = r + 1;
         for (i = 0; i < sa && !j->err; i++) launch(j, i * j->nj + r);
       }
@@ -409,6 +468,11 @@ static int64_t tile_extent(int64_t x)
   int64_t t = (x / 4 + 255) / 256 * 256;
   if (x <= 1024) return x;
   return t < 512 ? 512 : t > 2048 ? 2048 : t;
+}
+
+int dlg_cuda_offload_panels(int64_t extent)
+{
+  return extent > 0 ? (int)((extent + tile_extent(extent) - 1) / tile_extent(extent)) : 0;
 }
 
 /* What the tiles' unfinished lines need from the next BLAS. */
@@ -439,7 +503,8 @@ static int finish_on_cpu(job *j)
  * when done (on the GPU, or finished on the CPU after a fault: *redone > 0
  * tiles), else a status with the caller's C untouched. */
 static dlgemm_status run_one(dlg_offload *o, dlg_cuda_device *dev, const dlg_cuda_api *cu,
-                             const dlg_gemm *g, int *redone, char *fault, size_t fault_len)
+                             const dlg_gemm *g, const dlg_offload_share *share, int *redone,
+                             char *fault, size_t fault_len)
 {
   const int64_t tm = tile_extent(g->m), tn = tile_extent(g->n);
   job j;
@@ -447,7 +512,7 @@ static dlgemm_status run_one(dlg_offload *o, dlg_cuda_device *dev, const dlg_cud
   dlgemm_status st = DLGEMM_OK;
 
   memset(&j, 0, sizeof j);
-  j.dev = dev, j.cu = cu, j.o = o, j.g = g, j.es = dlg_elem_size(g->dtype);
+  j.dev = dev, j.cu = cu, j.o = o, j.g = g, j.es = dlg_elem_size(g->dtype), j.share = share;
   j.k = g->alpha == 0 ? 0 : g->k;
   j.ni = (int)((g->m + tm - 1) / tm), j.nj = (int)((g->n + tn - 1) / tn);
   ntiles = j.ni * j.nj;
@@ -501,14 +566,17 @@ out:
     /* Stop and let the device drain whatever is queued: nothing may write
      * into the chunks or buffers once they are reused or freed. */
     for (i = 0; i < DLG_OFFLOAD_COMPUTE_STREAMS; i++) cu->StreamSynchronize(o->compute[i]);
-    cu->StreamSynchronize(o->h2d), cu->StreamSynchronize(o->d2h);
+    cu->StreamSynchronize(o->h2d), cu->StreamSynchronize(o->d2h), cu->StreamSynchronize(o->peer);
     snprintf(fault, fault_len, "CUDA %s failed: %s", j.step, dlg_cuda_error(j.err));
     if (j.touched) *redone = finish_on_cpu(&j);
     else st = dlg_fail(DLGEMM_ERR_BACKEND_FAILED, "%s", fault);
   }
   for (i = 0; i < o->nin; i++) o->chunk_busy[i] = 0; /* drained, or synchronised above */
-  for (i = 0; j.a && i < j.ni; i++) if (j.a[i].dev) cu->MemFreeAsync(j.a[i].dev, o->h2d);
-  for (i = 0; j.b && i < j.nj; i++) if (j.b[i].dev) cu->MemFreeAsync(j.b[i].dev, o->h2d);
+  /* done with the board before waiting on it: no part then waits for one
+   * that waits for it (gpu/share.h) */
+  if (share) dlg_share_leave(share->board, share->part);
+  for (i = 0; j.a && i < j.ni; i++) free_panel(&j, &j.a[i], i);
+  for (i = 0; j.b && i < j.nj; i++) free_panel(&j, &j.b[i], i);
   for (t = 0; j.t && t < ntiles; t++) {
     CUdeviceptr p = j.t[t].dev ? j.t[t].dev : j.cin ? j.cin[t].dev : 0;
     if (p) cu->MemFreeAsync(p, o->h2d);
@@ -525,7 +593,7 @@ static double block_bytes(const dlg_gemm *g, double m, double n)
   return (m * (double)g->k + (double)g->k * n + m * n) * (double)dlg_elem_size(g->dtype);
 }
 
-dlgemm_status dlg_cuda_offload_one(int slot, const dlg_gemm *g)
+static dlgemm_status offload(int slot, const dlg_gemm *g, const dlg_offload_share *share)
 {
   char why[160], fault[200] = "";
   const dlg_cuda_api *cu = dlg_cuda_api_get(why, sizeof why);
@@ -562,6 +630,12 @@ dlgemm_status dlg_cuda_offload_one(int slot, const dlg_gemm *g)
                   "memory even for 256 x 256 blocks of C", (long long)g->k, o->budget / 1048576.0);
     goto out;
   }
+  /* a part's panels are the other parts' only when it runs as one block;
+   * else it leaves now, not once done: they would wait for it till then */
+  if (share && (g->batch != 1 || bm != g->m || bn != g->n || g->alpha == 0)) {
+    dlg_share_leave(share->board, share->part);
+    share = NULL;
+  }
   for (p = 0; p < g->batch; p++) {
     dlg_matrix a = g->a, b = g->b, c = g->c; /* batch entry p */
     a.data = dlg_batch_at(&g->a, p, es), b.data = dlg_batch_at(&g->b, p, es);
@@ -578,7 +652,7 @@ dlgemm_status dlg_cuda_offload_one(int slot, const dlg_gemm *g)
         if (fault[0]) { /* after a fault the rest stays on the CPU */
           dlg_backend_cpu.run(&s);
           cpu_blocks++;
-        } else if ((st = run_one(o, dev, cu, &s, &redone, fault, sizeof fault))) {
+        } else if ((st = run_one(o, dev, cu, &s, share, &redone, fault, sizeof fault))) {
           if (!blocks) goto out; /* nothing written yet: the caller falls back */
           st = DLGEMM_OK;
           dlg_backend_cpu.run(&s);
@@ -593,6 +667,13 @@ dlgemm_status dlg_cuda_offload_one(int slot, const dlg_gemm *g)
 out:
   cu->CtxPopCurrent(NULL);
   pthread_mutex_unlock(&o->lock);
+  return st;
+}
+
+dlgemm_status dlg_cuda_offload_one(int slot, const dlg_gemm *g, const dlg_offload_share *share)
+{
+  const dlgemm_status st = offload(slot, g, share);
+  if (share) dlg_share_leave(share->board, share->part); /* whatever path it took */
   return st;
 }
 
