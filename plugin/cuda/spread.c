@@ -171,7 +171,9 @@ static dlg_share *share_board(const dlg_gemm *g, const dlg_split *plan, part *pa
                               dlg_share *board, dlg_offload_share *each)
 {
   int a, b;
-  if (!dlg_config_get()->peer || n < 2 || g->batch != 1 || g->alpha == 0) return NULL;
+  /* (a part whose block cannot be shared - batches, alpha 0, pieces -
+   * leaves the board at once: the engine decides that) */
+  if (!dlg_config_get()->peer || n < 2) return NULL;
   for (a = 0; a < n; a++)
     for (b = 0; b < n; b++)
       if (a != b && !reaches(parts[a].slot, parts[b].slot)) return NULL;

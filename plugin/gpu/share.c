@@ -70,7 +70,7 @@ int dlg_share_readers(dlg_share *s, int panel, void **copied)
   pthread_mutex_lock(&s->lock);
   while (((p->taken | s->left) & others) != others) pthread_cond_wait(&s->changed, &s->lock);
   for (q = 0; q < s->parts; q++)
-    if ((others >> q & 1) && (p->taken >> q & 1) && p->copied[q]) copied[n++] = p->copied[q];
+    if ((others >> q & 1) && p->copied[q]) copied[n++] = p->copied[q];
   pthread_mutex_unlock(&s->lock);
   return n;
 }

@@ -514,7 +514,8 @@ static dlgemm_status run_one(dlg_offload *o, dlg_cuda_device *dev, const dlg_cud
   memset(&j, 0, sizeof j);
   j.dev = dev, j.cu = cu, j.o = o, j.g = g, j.es = dlg_elem_size(g->dtype), j.share = share;
   j.k = g->alpha == 0 ? 0 : g->k;
-  j.ni = (int)((g->m + tm - 1) / tm), j.nj = (int)((g->n + tn - 1) / tn);
+  /* the panel counts a split call's parts agree on (dlg_cuda_offload_panels) */
+  j.ni = dlg_cuda_offload_panels(g->m), j.nj = dlg_cuda_offload_panels(g->n);
   ntiles = j.ni * j.nj;
   j.a = calloc((size_t)j.ni, sizeof *j.a), j.b = calloc((size_t)j.nj, sizeof *j.b);
   j.t = calloc((size_t)ntiles, sizeof *j.t), j.order = calloc((size_t)ntiles, sizeof *j.order);
