@@ -23,7 +23,7 @@ dlgemm_status dlg_fail(dlgemm_status status, const char *fmt, ...)
 
 void dlg_clear_error(void) { last_error[0] = '\0'; }
 
-static _Thread_local char note[256], taken[256];
+static _Thread_local char note[1024], taken[1024]; /* a split call notes each part's engine */
 
 void dlg_note(const char *fmt, ...)
 {

@@ -3,14 +3,18 @@
  *
  * Workers are started on first use and live for the process; a job is the
  * byte range of one staging chunk, which the caller and the workers take
- * in 256 KiB pieces.  A generation counter under one mutex starts the job
- * and a count of finished threads ends it.  The engine posts jobs back to
- * back, a chunk every ~100 us, and on the H100 machine (a VM) waking a
- * sleeping thread costs tens of microseconds; so the workers, and the
- * caller waiting for them, spin for SPIN_SECONDS before they sleep.  Below
- * 1 MiB the caller copies alone.  Jobs of several callers (the engines of
- * several devices, each on its thread) take turns: one pool moves what the
- * host's memory can, and splitting it would not move more.
+ * in 256 KiB pieces.  A generation counter under one mutex starts the job;
+ * it ends when its pieces are done and the workers that joined have left.
+ * The engine posts jobs back to back, a chunk every ~100 us, and on the
+ * H100 machine (a VM) waking a sleeping thread costs tens of microseconds;
+ * so the workers, and the caller waiting for them, spin for SPIN_SECONDS
+ * before they sleep.  Below 1 MiB the caller copies alone.  Jobs of several
+ * callers (the engines of several devices, each on its thread) take turns:
+ * one pool moves what the host's memory can, and splitting it would not
+ * move more.  But 16 threads move less than the memory can (52 GB/s on the
+ * H200 machine, whose two links take 54 each): while several engines are
+ * in a call (dlg_copy_enter), a job takes each one's threads, leaving a
+ * processor to each other engine and to the driver.
  *
  * The bytes are written with streaming (non-temporal) stores: the
  * destination is either a pinned chunk that the copy engine reads next or
@@ -37,14 +41,16 @@ enum { MAX_THREADS = 32, SMALL = 1 << 20, PIECE = 256 << 10 };
 #define SPIN_SECONDS 200e-6 /* about two chunks' copy time */
 
 static pthread_mutex_t turn = PTHREAD_MUTEX_INITIALIZER; /* one job at a time */
+static int engines; /* in a call now (dlg_copy_enter), atomically */
 
 static struct {
   pthread_mutex_t lock;
   pthread_cond_t wake, done;
   int started;
   unsigned long generation;
-  int parts;
-  unsigned long finished; /* threads done with the job, the caller's part included */
+  int parts;           /* workers 1..parts-1 may join the job */
+  int open;            /* pieces are left to take: workers may still join */
+  unsigned long users; /* workers in the job; the caller waits for none other */
   const dlg_lines *m;
   size_t off, len, next;
   char *buf;
@@ -139,6 +145,11 @@ static void run_pieces(void)
   }
 }
 
+/* A worker joins a job only while it is open, and the caller waits only for
+ * the workers that joined: one that the scheduler left asleep (more threads
+ * than free processors) costs the job nothing, where a job that waited for
+ * all of them ran at a third of its speed on the H200 machine.  A worker
+ * in the job keeps its fields from changing until it leaves. */
 static void *worker(void *arg)
 {
   const int id = (int)(size_t)arg;
@@ -149,12 +160,12 @@ static void *worker(void *arg)
     pthread_mutex_lock(&pool.lock);
     while (pool.generation == seen) pthread_cond_wait(&pool.wake, &pool.lock);
     seen = pool.generation;
-    mine = id < pool.parts;
+    if ((mine = pool.open && id < pool.parts)) __atomic_add_fetch(&pool.users, 1, __ATOMIC_RELAXED);
     pthread_mutex_unlock(&pool.lock);
     if (!mine) continue;
     run_pieces();
     pthread_mutex_lock(&pool.lock);
-    if (__atomic_add_fetch(&pool.finished, 1, __ATOMIC_RELEASE) == (unsigned long)pool.parts)
+    if (__atomic_sub_fetch(&pool.users, 1, __ATOMIC_RELEASE) == 0 && !pool.open)
       pthread_cond_signal(&pool.done);
     pthread_mutex_unlock(&pool.lock);
   }
@@ -168,7 +179,7 @@ static void fork_prepare(void) { pthread_mutex_lock(&pool.lock); }
 static void fork_parent(void) { pthread_mutex_unlock(&pool.lock); }
 static void fork_child(void)
 {
-  pool.started = 0;
+  pool.started = 0, pool.open = 0, pool.users = 0;
   pthread_cond_init(&pool.wake, NULL);
   pthread_cond_init(&pool.done, NULL);
   pthread_mutex_unlock(&pool.lock);
@@ -196,41 +207,66 @@ static int start_workers(int n)
   return pool.started + 1;
 }
 
-void dlg_copy_lines(const dlg_lines *m, size_t off, size_t len, char *buf, int gather, int threads)
+/* The processors this process may run on. */
+static int processors(void)
 {
-  int parts;
+  cpu_set_t set;
+  int n = 0;
+  if (sched_getaffinity(0, sizeof set, &set) == 0) n = CPU_COUNT(&set);
+  if (n < 1) n = (int)sysconf(_SC_NPROCESSORS_ONLN);
+  return n < 1 ? 1 : n;
+}
+
+int dlg_copy_parallelism(int threads)
+{
+  const int n = __atomic_load_n(&engines, __ATOMIC_RELAXED);
+  int most;
+  if (n < 2) return threads;
+  /* a processor for each other engine's thread, which polls its streams
+   * meanwhile, and one for the driver's */
+  most = processors() - n;
+  return threads * n <= most ? threads * n : threads > most ? threads : most;
+}
+
+int dlg_copy_lines(const dlg_lines *m, size_t off, size_t len, char *buf, int gather, int threads)
+{
+  unsigned long users;
   if (len < SMALL || threads <= 1) {
     copy_range(m, off, len, buf, gather);
-    return;
+    return 1;
   }
+  threads = dlg_copy_parallelism(threads);
   pthread_once(&hooks_once, register_hooks);
   pthread_mutex_lock(&turn);
   pthread_mutex_lock(&pool.lock);
-  parts = start_workers(threads);
   pool.m = m, pool.off = off, pool.len = len, pool.buf = buf, pool.gather = gather, pool.next = 0;
-  pool.parts = parts;
-  __atomic_store_n(&pool.finished, 1, __ATOMIC_RELAXED); /* part 0 is the caller's */
+  pool.parts = threads = start_workers(threads), pool.open = 1;
   __atomic_store_n(&pool.generation, pool.generation + 1, __ATOMIC_RELEASE);
   pthread_cond_broadcast(&pool.wake);
   pthread_mutex_unlock(&pool.lock);
   run_pieces();
-  /* the workers still copying finish within a piece's time */
-  while (__atomic_load_n(&pool.finished, __ATOMIC_ACQUIRE) < (unsigned long)parts &&
-         spin_while(&pool.finished, __atomic_load_n(&pool.finished, __ATOMIC_ACQUIRE)))
+  /* every piece is taken: close the job, then wait for the workers in it,
+   * who finish within a piece's time */
+  pthread_mutex_lock(&pool.lock);
+  pool.open = 0;
+  pthread_mutex_unlock(&pool.lock);
+  while ((users = __atomic_load_n(&pool.users, __ATOMIC_ACQUIRE)) && spin_while(&pool.users, users))
     ;
   pthread_mutex_lock(&pool.lock);
-  while (pool.finished < (unsigned long)pool.parts) pthread_cond_wait(&pool.done, &pool.lock);
+  while (pool.users) pthread_cond_wait(&pool.done, &pool.lock);
   pthread_mutex_unlock(&pool.lock);
   pthread_mutex_unlock(&turn);
+  return threads;
 }
 
 int dlg_copy_threads_default(void)
 {
-  cpu_set_t set;
   int n = dlg_config_get()->copy_threads;
   if (n >= 1) return n > MAX_THREADS ? MAX_THREADS : n;
-  if (sched_getaffinity(0, sizeof set, &set) == 0) n = CPU_COUNT(&set);
-  if (n < 1) n = (int)sysconf(_SC_NPROCESSORS_ONLN);
+  n = processors();
   if (n > 2) n--; /* one processor for the driver's threads and the rest of the process */
-  return n < 1 ? 1 : n > 16 ? 16 : n;
+  return n > 16 ? 16 : n;
 }
+
+void dlg_copy_enter(void) { __atomic_add_fetch(&engines, 1, __ATOMIC_RELAXED); }
+void dlg_copy_leave(void) { __atomic_sub_fetch(&engines, 1, __ATOMIC_RELAXED); }

@@ -21,12 +21,22 @@ typedef struct dlg_lines {
 /* Copy bytes [off, off + len) of the compact image of m: from m into buf
  * (gather) or from buf into m.  Runs on the pool's threads and the
  * caller's; returns when done.  Callers on several threads take turns.
- * threads is the parallelism wanted, 1 for the caller alone. */
-void dlg_copy_lines(const dlg_lines *m, size_t off, size_t len, char *buf, int gather, int threads);
+ * threads is the parallelism wanted, 1 for the caller alone (more while
+ * several engines are in a call: dlg_copy_enter); returns the parallelism
+ * the job had. */
+int dlg_copy_lines(const dlg_lines *m, size_t off, size_t len, char *buf, int gather, int threads);
 
 /* Threads the pool will use by default: DLGEMM_COPY_THREADS (config.h),
  * else all but one of the processors this process may run on, up to 16 (on
  * the H100 machine's 16 processors, 15 threads beat 12 and 8). */
 int dlg_copy_threads_default(void);
+
+/* An engine starts / ends a call: while several are in one, each job takes
+ * the threads asked times their number, up to all processors but one. */
+void dlg_copy_enter(void);
+void dlg_copy_leave(void);
+
+/* The threads a job asking for `threads` takes now. */
+int dlg_copy_parallelism(int threads);
 
 #endif

@@ -117,9 +117,15 @@ typedef struct job {
   int touched; /* some of the caller's C has been written */
   const dlg_offload_share *share; /* NULL: no panels shared with other parts */
   /* DLGEMM_VERBOSE's timeline: seconds in host copies, and when the first
-   * tile was launched and the last panel queued */
+   * tile was launched and the last panel queued; the most copy threads */
   double t0, gather, scatter, first_launch, sent;
+  int threads;
 } job;
+
+static void note_threads(job *j, int threads)
+{
+  if (threads > j->threads) j->threads = threads;
+}
 
 static int failed(job *j, CUresult r, const char *step)
 {
@@ -235,8 +241,9 @@ static int service_output(job *j)
     /* only now, and a tile's lines in order, does the caller's C change */
     {
       const double t0 = dlg_now();
-      dlg_copy_lines(&t->lines, j->outq[slot].line0 * t->lines.width,
-                     j->outq[slot].lines * t->lines.width, out_chunk(j, slot), 0, o->threads);
+      note_threads(j, dlg_copy_lines(&t->lines, j->outq[slot].line0 * t->lines.width,
+                                     j->outq[slot].lines * t->lines.width, out_chunk(j, slot), 0,
+                                     o->threads));
       j->scatter += dlg_now() - t0;
     }
     t->done += j->outq[slot].lines;
@@ -327,7 +334,7 @@ static int send(job *j, item *x)
     if (!wait_chunk(j, k)) return 0;
     {
       const double t0 = dlg_now();
-      dlg_copy_lines(&x->lines, off, len, buf, 1, o->threads);
+      note_threads(j, dlg_copy_lines(&x->lines, off, len, buf, 1, o->threads));
       j->gather += dlg_now() - t0;
     }
     if (failed(j, dlg_fault_injected(DLG_FAULT_COPY) ? CUDA_ERROR_UNKNOWN
@@ -559,9 +566,9 @@ static dlgemm_status run_one(dlg_offload *o, dlg_cuda_device *dev, const dlg_cud
   run_job(&j);
   if (!j.err && dlg_config_get()->verbose)
     dlg_note("engine: %dx%d tiles, %s panels, first launch %.1f ms, panels queued %.1f ms, done %.1f ms; "
-             "host copies in %.1f ms, out %.1f ms (%d threads)", j.ni, j.nj,
+             "host copies in %.1f ms, out %.1f ms (up to %d threads)", j.ni, j.nj,
              j.a[0].pinned && j.b[0].pinned ? "page-locked (direct)" : "staged", j.first_launch * 1e3,
-             j.sent * 1e3, (dlg_now() - j.t0) * 1e3, j.gather * 1e3, j.scatter * 1e3, o->threads);
+             j.sent * 1e3, (dlg_now() - j.t0) * 1e3, j.gather * 1e3, j.scatter * 1e3, j.threads);
 out:
   if (j.err) {
     /* Stop and let the device drain whatever is queued: nothing may write
@@ -609,7 +616,9 @@ static dlgemm_status offload(int slot, const dlg_gemm *g, const dlg_offload_shar
   if (!dev) return DLGEMM_ERR_NO_BACKEND;
   if (g->m == 0 || g->n == 0) return DLGEMM_OK;
   pthread_mutex_lock(&o->lock);
+  dlg_copy_enter(); /* engines at work at once stage with more threads */
   if ((r = cu->CtxPushCurrent(dev->ctx))) {
+    dlg_copy_leave();
     pthread_mutex_unlock(&o->lock);
     return dlg_fail(DLGEMM_ERR_BACKEND_FAILED, "CUDA device %d: %s", dev->ordinal,
                     dlg_cuda_error(r));
@@ -667,6 +676,7 @@ static dlgemm_status offload(int slot, const dlg_gemm *g, const dlg_offload_shar
              cpu_blocks);
 out:
   cu->CtxPopCurrent(NULL);
+  dlg_copy_leave();
   pthread_mutex_unlock(&o->lock);
   return st;
 }
