@@ -11,8 +11,10 @@
  *     ROUTINES  comma list of pdgemm pdgetrf
  *     N         order of the square matrices
  *     NB        block size of the block-cyclic layout (default 512)
- *     REPS      timed calls after one untimed one (default 3; 0: one timed
- *               call and no other)
+ *     REPS      timed calls (default 3), after one untimed call at
+ *               n = min(N, 2048): libraries load, pinned buffers and
+ *               device pools are made (a warm-up at N would double an
+ *               OpenBLAS run at n = 32768, some minutes)
  *     P         process rows (default the largest divisor of the rank count
  *               at most its square root: 1 x 2 for 2 ranks)
  *
@@ -192,6 +194,38 @@ out:
   return r;
 }
 
+/* One routine at g's size: reps timed calls (none: one, unreported, the
+ * warm-up), then the residual and, from rank 0, the line.  1 on failure. */
+static int bench(const grid *g, const char *what, int reps, int me)
+{
+  const int gemm = !strcmp(what, "pdgemm");
+  const double n = g->n, flops = gemm ? 2 * n * n * n : 2.0 / 3.0 * n * n * n;
+  dist a = {0}, b = {0}, c = {0}, a0 = {0};
+  call k = {g, &a, &b, &c, &a0, NULL, 0};
+  double t[51], res;
+  int r, ok, fails = 0;
+  ok = make(g, g->n, &a) && (gemm ? make(g, g->n, &b) && make(g, g->n, &c) : make(g, g->n, &a0));
+  k.ipiv = malloc(((size_t)a.rows + g->nb) * sizeof *k.ipiv);
+  if (!ok || !k.ipiv) { /* every rank's sizes are alike: all fail or none */
+    if (!me) printf("%s n=%d skipped out_of_memory\n", what, g->n);
+    fails++;
+  } else {
+    fill(g, gemm ? &a : &a0, 1);
+    if (gemm) fill(g, &b, 2);
+    for (r = 0; r < (reps ? reps : 1); r++) t[r] = timed(&k, gemm ? run_gemm : run_getrf);
+    qsort(t, (size_t)r, sizeof t[0], cmp);
+    res = residual(what, &k);
+    ok = res < 16;
+    fails += !ok;
+    if (!me && reps)
+      printf("%s n=%d nb=%d grid=%dx%d seconds=%.4f tflops=%.4f reps=%d residual=%.3g %s\n", what,
+             g->n, g->nb, g->p, g->q, t[r / 2], flops / t[r / 2] * 1e-12, r, res, ok ? "ok" : "FAILED");
+    fflush(stdout);
+  }
+  free(a.v), free(b.v), free(c.v), free(a0.v), free(k.ipiv);
+  return fails;
+}
+
 int main(int argc, char **argv)
 {
   grid g;
@@ -207,7 +241,7 @@ int main(int argc, char **argv)
   for (g.p = (int)sqrt((double)procs); procs % g.p; g.p--) continue;
   if (argc > 5) g.p = atoi(argv[5]);
   g.q = procs / g.p;
-  if (g.n < 1 || g.nb < 1 || reps < 0 || reps > 50 || g.p < 1 || g.p * g.q != procs) {
+  if (g.n < 1 || g.nb < 1 || reps < 1 || reps > 50 || g.p < 1 || g.p * g.q != procs) {
     if (!me) fprintf(stderr, "pdbench: bad N, NB, REPS or P for %d ranks\n", procs);
     Cblacs_exit(0);
     return 2;
@@ -217,37 +251,15 @@ int main(int argc, char **argv)
   Cblacs_gridinfo(g.ctxt, &g.p, &g.q, &g.row, &g.col);
   list = strdup(argv[1]);
   for (what = strtok(list, ","); what; what = strtok(NULL, ",")) {
-    const int gemm = !strcmp(what, "pdgemm");
-    const double n = g.n, flops = gemm ? 2 * n * n * n : 2.0 / 3.0 * n * n * n;
-    dist a = {0}, b = {0}, c = {0}, a0 = {0};
-    call k = {&g, &a, &b, &c, &a0, NULL, 0};
-    double t[51], res;
-    int r, ok;
-    if (!gemm && strcmp(what, "pdgetrf")) {
+    grid w = g;
+    if (strcmp(what, "pdgemm") && strcmp(what, "pdgetrf")) {
       if (!me) printf("%s unknown\n", what);
       fails++;
       continue;
     }
-    ok = make(&g, g.n, &a) && (gemm ? make(&g, g.n, &b) && make(&g, g.n, &c) : make(&g, g.n, &a0));
-    k.ipiv = malloc(((size_t)a.rows + g.nb) * sizeof *k.ipiv);
-    if (!ok || !k.ipiv) { /* every rank's sizes are alike: all fail or none */
-      if (!me) printf("%s n=%d skipped out_of_memory\n", what, g.n);
-      fails++;
-    } else {
-      fill(&g, gemm ? &a : &a0, 1);
-      if (gemm) fill(&g, &b, 2);
-      if (reps) timed(&k, gemm ? run_gemm : run_getrf); /* libraries load, models calibrate */
-      for (r = 0; r < (reps ? reps : 1); r++) t[r] = timed(&k, gemm ? run_gemm : run_getrf);
-      qsort(t, (size_t)r, sizeof t[0], cmp);
-      res = residual(what, &k);
-      ok = res < 16;
-      fails += !ok;
-      if (!me)
-        printf("%s n=%d nb=%d grid=%dx%d seconds=%.4f tflops=%.4f reps=%d residual=%.3g %s\n", what,
-               g.n, g.nb, g.p, g.q, t[r / 2], flops / t[r / 2] * 1e-12, r, res, ok ? "ok" : "FAILED");
-      fflush(stdout);
-    }
-    free(a.v), free(b.v), free(c.v), free(a0.v), free(k.ipiv);
+    w.n = g.n < 2048 ? g.n : 2048;
+    bench(&w, what, 0, me);
+    fails += bench(&g, what, reps, me);
   }
   free(list);
   Cblacs_gridexit(g.ctxt);

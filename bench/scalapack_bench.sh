@@ -62,7 +62,7 @@ done
 # Each dlgemm rank's calls at a small size, verbose: which device took them.
 if [ "$gpus" -gt 0 ]; then
   run -x LD_PRELOAD="$lib" -x DLGEMM_VERBOSE=1 --output-filename "$out/verbose" \
-    "$bin" pdgemm 4096 "$nb" 0 >/dev/null 2>&1
+    "$bin" pdgemm 4096 "$nb" 1 >/dev/null 2>&1
   for f in "$out"/verbose/*/rank.*/stderr; do
     [ -e "$f" ] || continue
     echo "$(basename "$(dirname "$f")"): $(grep -m1 "host arrays on" "$f" | sed 's/^dlgemm: //')"

@@ -8,7 +8,7 @@
  *   shapes  odd sizes, cut or under one granule, every transpose, alpha 1,
  *           -1 and 0.5, beta 0 (over NaN), 1 and -0.5, FP32 and FP64; the
  *           DLGEMM_VERBOSE line of a call cut in two must name both slots
- *           (and with DLGEMM_PEER=on, panels copied from the other part);
+ *           (and unless DLGEMM_PEER=off, panels copied from the other part);
  *   fault   one call while DLGEMM_INJECT_FAULT breaks one of its parts:
  *           the answer must still be netlib's and the fallback logged.
  *
@@ -64,7 +64,8 @@ static void release(problem *p) { free(p->a), free(p->b), free(p->c), free(p->c0
 
 /* The call's DLGEMM_VERBOSE line, when there is one, must name its slots:
  * under DLGEMM_DEVICES=0,0 both, where C is wide enough to be cut in two;
- * and with DLGEMM_PEER=on (and no fault), a part's panels from the other. */
+ * and, unless DLGEMM_PEER=off (and with no fault), a part's panels from the
+ * other. */
 static int named(const char *log, const problem *p, int faulty)
 {
   const char *devices = getenv("DLGEMM_DEVICES"), *peer = getenv("DLGEMM_PEER");
@@ -72,7 +73,7 @@ static int named(const char *log, const problem *p, int faulty)
                   devices && !strcmp(devices, "0,0");
   const char *want = cut ? "-> cuda:0+0 " : "-> cuda:", *shared = "copied between devices";
   if (!getenv("DLGEMM_VERBOSE")) return 1;
-  if (!(cut && !faulty && peer && !strcmp(peer, "on"))) shared = want;
+  if (!(cut && !faulty && !(peer && !strcmp(peer, "off")))) shared = want;
   if (strstr(log, want) && strstr(log, shared)) return 1;
   fprintf(stderr, "the call's line does not say '%s' and '%s':\n%s", want, shared, log);
   return 0;

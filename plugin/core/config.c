@@ -187,9 +187,9 @@ static void load(void)
   config.pinned_mb = parse_nonnegative("DLGEMM_PINNED_MB", 256);
   config.device_mb = parse_nonnegative("DLGEMM_DEVICE_MB", 0);
   config.recalibrate = parse_bool("DLGEMM_CALIBRATE", 0);
-  /* peer copies of a split call's shared panels (cuda/spread.c): off until
-   * measured on two GPUs */
-  config.peer = PARSE_CHOICE("DLGEMM_PEER", "off or on", "off", "on");
+  /* peer copies of a split call's shared panels (cuda/spread.c): on two
+   * H200s over NVLink, 1.12-1.42x the host copies (bench/NOTES.md) */
+  config.peer = !PARSE_CHOICE("DLGEMM_PEER", "on or off", "on", "off");
   config.lapack_min_n = parse_nonnegative("DLGEMM_LAPACK_MIN_N", DLG_DEFAULT_LAPACK_MIN_N);
   config.level3_block = parse_nonnegative("DLGEMM_LEVEL3_BLOCK", DLG_DEFAULT_LEVEL3_BLOCK);
   if (config.level3_block < 1) config.level3_block = 1;
