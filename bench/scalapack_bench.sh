@@ -35,12 +35,21 @@ cores=$(nproc) gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
 threads=$((cores / ranks > 0 ? cores / ranks : 1))
 echo "pdbench: $ranks ranks, $cores cores ($threads OpenBLAS threads a rank), $gpus GPU(s);" \
   "n=$n nb=$nb reps=$reps; OpenBLAS: $openblas"
+# OpenBLAS picks its kernels by the CPU it recognises, and a VM's CPU it does
+# not know gets generic ones (OPENBLAS_CORETYPE, passed on when set, names
+# one): its choice and its DGEMM over all cores, from host_bench, first.
+echo "CPU:$(grep -m1 '^model name' /proc/cpuinfo | cut -d: -f2-);" \
+  "$(grep -m1 '^flags' /proc/cpuinfo | grep -o -w -E 'avx2|fma|avx512f' | tr '\n' ' ')"
+OPENBLAS_VERBOSE=2 OPENBLAS_NUM_THREADS=$cores LD_LIBRARY_PATH="$openblas:${LD_LIBRARY_PATH:-}" \
+  "$build/bench/host_bench" 10 4096 8192 2>&1 | grep -E "Core|dgemm" | sed 's/^/OpenBLAS alone: /'
+[ -n "${OPENBLAS_CORETYPE:-}" ] && export OPENBLAS_CORETYPE && coretype=(-x OPENBLAS_CORETYPE) ||
+  coretype=()
 # Open MPI binds 2 ranks to a core each unless told: OpenBLAS's threads and
 # dlgemm's copy threads need the rank's share of the machine.
 run() { # extra mpirun options..., then the program's arguments
   timeout "$limit" "$mpirun" --oversubscribe --bind-to none -np "$ranks" \
     -x LD_LIBRARY_PATH="$openblas:${LD_LIBRARY_PATH:-}" -x OPENBLAS_NUM_THREADS=$threads \
-    -x XDG_CACHE_HOME "$@"
+    "${coretype[@]}" -x XDG_CACHE_HOME "$@"
 }
 for run in $runs; do
   case $run in openblas | dlgemm_1gpu | dlgemm) ;; *) echo "unknown run $run"; continue ;; esac
