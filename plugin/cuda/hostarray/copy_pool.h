@@ -32,7 +32,8 @@ int dlg_copy_lines(const dlg_lines *m, size_t off, size_t len, char *buf, int ga
 int dlg_copy_threads_default(void);
 
 /* An engine starts / ends a call: while several are in one, each job takes
- * the threads asked times their number, up to all processors but one. */
+ * the threads asked times their number, leaving a processor to each other
+ * engine and one to the driver (never fewer than asked). */
 void dlg_copy_enter(void);
 void dlg_copy_leave(void);
 
