@@ -207,14 +207,22 @@ static int start_workers(int n)
   return pool.started + 1;
 }
 
-/* The processors this process may run on. */
-static int processors(void)
+/* The processors this process may run on, asked once (a job of several
+ * engines needs it, and jobs come every ~100 us). */
+static int nprocs;
+static pthread_once_t nprocs_once = PTHREAD_ONCE_INIT;
+static void count_processors(void)
 {
   cpu_set_t set;
   int n = 0;
   if (sched_getaffinity(0, sizeof set, &set) == 0) n = CPU_COUNT(&set);
   if (n < 1) n = (int)sysconf(_SC_NPROCESSORS_ONLN);
-  return n < 1 ? 1 : n;
+  nprocs = n < 1 ? 1 : n;
+}
+static int processors(void)
+{
+  pthread_once(&nprocs_once, count_processors);
+  return nprocs;
 }
 
 int dlg_copy_parallelism(int threads)
