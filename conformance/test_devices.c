@@ -4,7 +4,9 @@
  * environment are the test's), DLGEMM_DEVICES as the configuration parses
  * it, and the cut of one product's C across devices (plugin/gpu/split.c:
  * which side is cut, shares in proportion to the speeds, cuts on granules,
- * every column or row in exactly one part).
+ * every column or row in exactly one part); how many ranks of a job share
+ * the node and each device, and what that and the copy pool do to a trip's
+ * time (plugin/gpu/trip_cost.c).
  */
 #include <math.h>
 #include <stdio.h>
@@ -14,6 +16,7 @@
 #include "core/config.h"
 #include "gpu/devices.h"
 #include "gpu/split.h"
+#include "gpu/trip_cost.h"
 #include "testutil.h"
 
 /* The environment of a case: NAME=VALUE strings. */
@@ -237,6 +240,82 @@ START_TEST(parts_cover_c_in_proportion)
 }
 END_TEST
 
+/* The launchers' counts: the ranks on the node share the host's memory,
+ * those on one device its link. */
+START_TEST(ranks_sharing_the_node_and_each_device)
+{
+  const int first[] = {0};
+  const char *const two[] = {"OMPI_COMM_WORLD_LOCAL_RANK=1", "OMPI_COMM_WORLD_LOCAL_SIZE=2", NULL};
+  const char *const hydra[] = {"MPI_LOCALRANKID=1", "MPI_LOCALNRANKS=5", NULL};
+  const char *const uncounted[] = {"OMPI_COMM_WORLD_LOCAL_RANK=1", NULL};
+  const char *const wrong[] = {"PMI_LOCAL_RANK=3", "PMI_LOCAL_SIZE=3", NULL};
+  dlg_device_choice c = choose(NULL, 0, 2, two);
+  ck_assert_int_eq(c.ordinal[0], 1);
+  ck_assert_int_eq(c.node_ranks, 2);
+  ck_assert_int_eq(c.device_ranks, 1);
+  ck_assert_str_eq(c.why, "node-local rank OMPI_COMM_WORLD_LOCAL_RANK=1 of 2 devices; 2 ranks on "
+                          "the node, 1 on its device");
+  c = choose(NULL, 0, 1, two); /* both on the one device */
+  ck_assert_int_eq(c.device_ranks, 2);
+  c = choose(first, 1, 2, two); /* every rank told DLGEMM_DEVICES=0 */
+  ck_assert_int_eq(c.node_ranks, 2);
+  ck_assert_int_eq(c.device_ranks, 2);
+  c = choose(NULL, 0, 2, hydra); /* ranks 1 and 3 on device 1, 0 2 4 on device 0 */
+  ck_assert_int_eq(c.node_ranks, 5);
+  ck_assert_int_eq(c.device_ranks, 2);
+  c = choose(NULL, 0, 4, hydra); /* ranks 1 and 5: there is no 5 */
+  ck_assert_int_eq(c.device_ranks, 1);
+  c = choose(NULL, 0, 2, uncounted);
+  ck_assert_int_eq(c.node_ranks, 1);
+  ck_assert_int_eq(c.device_ranks, 1);
+  ck_assert_str_eq(c.why, "node-local rank OMPI_COMM_WORLD_LOCAL_RANK=1 of 2 devices");
+  c = choose(NULL, 0, 2, wrong); /* a count that leaves this rank out is no count */
+  ck_assert_int_eq(c.node_ranks, 1);
+  c = choose(NULL, 0, 2, NULL);
+  ck_assert_int_eq(c.node_ranks, 1);
+  ck_assert_int_eq(c.device_ranks, 1);
+}
+END_TEST
+
+/* The copy pool's gathers and scatters add up where the link's two ways
+ * overlap; the kernels hide the copies but for the first and last tiles. */
+START_TEST(trips_add_the_pools_copies)
+{
+  const dlg_trip_rates r = {50e9, 50e9, 50e9, 50e12};
+  dlg_trip_rates half;
+  /* 1 GB each way, no flops to speak of: 40 ms through the pool, not 20 */
+  ck_assert_double_eq_tol(dlg_trip_pipelined(&r, 1e9, 1e9, 1e9, 4), 0.04 + 0.02002 / 4, 1e-9);
+  /* compute-bound: 200 ms of kernels, a quarter of the copies exposed */
+  ck_assert_double_eq_tol(dlg_trip_pipelined(&r, 1e9, 1e9, 1e13, 4), 0.2 + 0.04 / 4, 1e-9);
+  /* a fast pool: the link's ways overlap */
+  half = r, half.staging = 200e9;
+  ck_assert_double_eq_tol(dlg_trip_pipelined(&half, 1e9, 1e9, 1e9, 1), 0.02 + 0.02002, 1e-9);
+  ck_assert_double_eq_tol(dlg_trip_whole(&r, 1e9, 1e9, 1e13), 0.02 + 0.2 + 0.02, 1e-9);
+  half = dlg_trip_share(r, 2, 1);
+  ck_assert_double_eq_tol(half.staging, 25e9, 1);
+  ck_assert_double_eq_tol(half.to_device, 50e9, 1);
+  half = dlg_trip_share(r, 2, 2);
+  ck_assert_double_eq_tol(half.to_host, 25e9, 1);
+  ck_assert_double_eq_tol(half.flops, 50e12, 1);
+  half = dlg_trip_share(r, 0, -1); /* nonsense counts share nothing */
+  ck_assert_double_eq_tol(half.staging, 50e9, 1);
+}
+END_TEST
+
+/* PDGEMM's local call on the H200 machine (its measured rates: 53.5 / 54.2
+ * GB/s, staging 58.6, 52.6 TFLOP/s): m = 16384, n = 8192, k = 32, beta 1.
+ * Two ranks ran it in 55 ms each on their GPUs, OpenBLAS in about 27-35. */
+START_TEST(pdgemms_local_update_stays_on_the_cpu)
+{
+  const dlg_trip_rates r = {53.5e9, 54.2e9, 58.6e9, 52.6e12};
+  const dlg_trip_rates two = dlg_trip_share(r, 2, 1);
+  const double c = 16384.0 * 8192 * 8, in = c + (16384.0 * 32 + 32 * 8192.0) * 8;
+  const double flops = 2.0 * 16384 * 8192 * 32;
+  ck_assert_double_gt(dlg_trip_pipelined(&r, in, c, flops, 4), 0.036);
+  ck_assert_double_gt(dlg_trip_pipelined(&two, in, c, flops, 4), 0.055);
+}
+END_TEST
+
 int main(void)
 {
   TCase *tc = tcase_create("devices");
@@ -248,5 +327,8 @@ int main(void)
   tcase_add_test(tc, small_and_odd_extents);
   tcase_add_test(tc, unusable_speeds);
   tcase_add_test(tc, parts_cover_c_in_proportion);
+  tcase_add_test(tc, ranks_sharing_the_node_and_each_device);
+  tcase_add_test(tc, trips_add_the_pools_copies);
+  tcase_add_test(tc, pdgemms_local_update_stays_on_the_cpu);
   return check_run("devices", tc);
 }

@@ -3,10 +3,12 @@
  *
  * A call on the GPU costs a fixed overhead plus its transfers and its
  * kernel, which the engine overlaps, except around the first and last
- * tiles; on the next BLAS it costs its flops at that BLAS's rate.  The
- * constants are measured on this machine the first time they are needed,
- * and cached in $XDG_CACHE_HOME/dlgemm/ (else ~/.cache/dlgemm/), keyed by
- * GPU, bus slot and CPU BLAS, so later processes start at once.
+ * tiles (gpu/trip_cost.c: the arithmetic, and each rank's share where
+ * several of a job run on the node); on the next BLAS it costs its flops
+ * at that BLAS's rate.  The constants are measured on this machine the
+ * first time they are needed, and cached in $XDG_CACHE_HOME/dlgemm/ (else
+ * ~/.cache/dlgemm/), keyed by GPU, bus slot and CPU BLAS, so later
+ * processes start at once.
  * DLGEMM_CALIBRATE=1 measures again; DLGEMM_VERBOSE prints them.  Each
  * slot (hostarray/slots.h) has its own, measured through its own engine:
  * the router asks slot 0's, a call split over several devices asks each
@@ -29,6 +31,7 @@
 #include "cuda/hostarray/engine.h"
 #include "cuda/hostarray/slots.h"
 #include "cuda/model.h"
+#include "gpu/trip_cost.h"
 
 typedef struct model {
   double to_device, to_host, staging; /* bytes/s: pinned DMA each way; copy pool */
@@ -314,19 +317,29 @@ static int verdict(double t_gpu, double t_cpu, char *why, size_t why_len)
   return t_cpu > 0 && t_gpu < t_cpu;
 }
 
+/* Slot m's measured rates for dtype class dt (1: FP64), this rank's share
+ * of them where several ranks of a job run on the node. */
+static dlg_trip_rates rates_of(const model *m, int dt)
+{
+  const dlg_device_choice *c = dlg_cuda_slots();
+  const dlg_trip_rates r = {m->to_device, m->to_host, m->staging, m->kernel[dt]};
+  return dlg_trip_share(r, c->node_ranks, c->device_ranks);
+}
+
 int dlg_cuda_whole_offload_pays(int slot, dlg_dtype real, double flops, double in, double out,
                                 char *why, size_t why_len)
 {
   const model *m = model_get(slot);
   const int dt = real == DLG_F64;
+  dlg_trip_rates r;
   double t_gpu, t_cpu;
   if (!m) return verdict(0, 0, why, why_len);
   /* nothing overlaps: copies in, the routine, the copy out; the routines
    * are GEMMs of halving sizes, counted at half the 2048^3 rate; the fixed
    * cost twice the engine's (a stream, the pool, a copy each way at least:
    * 100-130 us measured on the H100 against its 55) */
-  t_gpu = 2 * m->overhead + in / fmin(m->to_device, m->staging) +
-          out / fmin(m->to_host, m->staging) + 2 * flops / m->kernel[dt];
+  r = rates_of(m, dt);
+  t_gpu = 2 * m->overhead + dlg_trip_whole(&r, in, out, 2 * flops);
   t_cpu = flops / cpu_rate_at(m, dt, cbrt(flops / 2));
   return verdict(t_gpu, t_cpu, why, why_len);
 }
@@ -337,15 +350,10 @@ static double engine_seconds(const model *m, const dlg_gemm *g)
   const double es = (double)dlg_elem_size(g->dtype), batch = (double)g->batch;
   const double mn = (double)g->m * (double)g->n;
   const double in = ((double)g->m * g->k + (double)g->k * g->n + (g->beta != 0 ? mn : 0)) * es;
-  double t_in, t_out, t_k, t_max, tiles;
-  t_in = batch * in / fmin(m->to_device, m->staging);
-  t_out = batch * mn * es / fmin(m->to_host, m->staging);
-  t_k = dlg_flops(g) / m->kernel[g->dtype == DLG_F64];
-  t_max = fmax(t_in, fmax(t_out, t_k));
-  /* The engine overlaps the three except around its first and last tiles:
-   * with r tile rows and columns about 1/r of the rest is exposed. */
-  tiles = fmax(1.0, fmin(4.0, fmax((double)g->m, (double)g->n) / 1024.0));
-  return m->overhead * batch + t_max + (t_in + t_out + t_k - t_max) / tiles;
+  const dlg_trip_rates r = rates_of(m, g->dtype == DLG_F64);
+  const double tiles = fmin(4.0, fmax((double)g->m, (double)g->n) / 1024.0);
+  return m->overhead * batch +
+         dlg_trip_pipelined(&r, batch * in, batch * mn * es, dlg_flops(g), tiles);
 }
 
 double dlg_cuda_offload_seconds(int slot, const dlg_gemm *g)

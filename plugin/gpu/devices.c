@@ -13,19 +13,24 @@
 #include <string.h>
 #include "gpu/devices.h"
 
-/* Each launcher's node-local rank, launchers' own variables first: a
- * launcher started inside a Slurm allocation (mpirun, mpiexec) runs one
- * daemon per node through srun, and every rank it starts inherits that
- * daemon's SLURM_LOCALID, 0, which is right only under srun itself. */
-static const char *const local_rank_vars[] = {
-    "OMPI_COMM_WORLD_LOCAL_RANK", /* Open MPI */
-    "MV2_COMM_WORLD_LOCAL_RANK",  /* MVAPICH2 */
-    "MPI_LOCALRANKID",            /* MPICH and Intel MPI (Hydra) */
-    "PALS_LOCAL_RANKID",          /* HPE Cray PALS */
-    "PMI_LOCAL_RANK",             /* Cray PMI, and others speaking PMI */
-    "FLUX_TASK_LOCAL_ID",         /* Flux */
-    "JSM_NAMESPACE_LOCAL_RANK",   /* IBM jsrun */
-    "SLURM_LOCALID",              /* srun */
+/* Each launcher's node-local rank and, where it sets one, how many ranks it
+ * started on the node; launchers' own variables first: a launcher started
+ * inside a Slurm allocation (mpirun, mpiexec) runs one daemon per node
+ * through srun, and every rank it starts inherits that daemon's
+ * SLURM_LOCALID, 0, which is right only under srun itself.  No count is
+ * read for srun (SLURM_TASKS_PER_NODE is a list over the nodes), PALS or
+ * Flux: there a rank counts as alone on its node. */
+static const struct launcher {
+  const char *rank, *size;
+} launchers[] = {
+    {"OMPI_COMM_WORLD_LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_SIZE"}, /* Open MPI */
+    {"MV2_COMM_WORLD_LOCAL_RANK", "MV2_COMM_WORLD_LOCAL_SIZE"},   /* MVAPICH2 */
+    {"MPI_LOCALRANKID", "MPI_LOCALNRANKS"},                       /* MPICH, Intel MPI (Hydra) */
+    {"PALS_LOCAL_RANKID", NULL},                                  /* HPE Cray PALS */
+    {"PMI_LOCAL_RANK", "PMI_LOCAL_SIZE"},                         /* Cray PMI and others */
+    {"FLUX_TASK_LOCAL_ID", NULL},                                 /* Flux */
+    {"JSM_NAMESPACE_LOCAL_RANK", "JSM_NAMESPACE_LOCAL_SIZE"},     /* IBM jsrun */
+    {"SLURM_LOCALID", NULL},                                      /* srun */
 };
 
 /* A rank: digits only, no sign, not past int. */
@@ -60,40 +65,56 @@ static int take_listed(const int *listed, int nlisted, int count, dlg_device_cho
   return 1;
 }
 
-/* The device of the first launcher's local rank found. */
-static int take_local_rank(dlg_env_fn env, int count, dlg_device_choice *out)
+/* The first launcher whose local rank is set and valid (*rank), with the
+ * ranks it started on this node (*size; 1 where it does not say); NULL
+ * when none started this process. */
+static const struct launcher *find_launcher(dlg_env_fn env, int *rank, int *size,
+                                            dlg_device_choice *out)
 {
   size_t i;
-  for (i = 0; i < sizeof local_rank_vars / sizeof local_rank_vars[0]; i++) {
-    const char *v = env(local_rank_vars[i]);
-    const int rank = parse_rank(v);
+  for (i = 0; i < sizeof launchers / sizeof launchers[0]; i++) {
+    const char *v = env(launchers[i].rank);
     if (!v || !*v) continue;
-    if (rank < 0) {
+    if ((*rank = parse_rank(v)) < 0) {
       snprintf(out->warning, sizeof out->warning, "ignoring %s='%.40s' (not a rank)",
-               local_rank_vars[i], v);
+               launchers[i].rank, v);
       continue;
     }
-    out->n = 1, out->ordinal[0] = rank % count;
-    snprintf(out->why, sizeof out->why, "node-local rank %s=%d of %d device%s", local_rank_vars[i],
-             rank, count, count == 1 ? "" : "s");
-    return 1;
+    *size = launchers[i].size ? parse_rank(env(launchers[i].size)) : -1;
+    if (*size <= *rank) *size = 1; /* unset, or not a count that includes this rank */
+    return &launchers[i];
   }
-  return 0;
+  return NULL;
 }
 
 void dlg_devices_choose(const int *listed, int nlisted, dlg_env_fn env, int count,
                         dlg_device_choice *out)
 {
-  int i;
+  int i, rank = 0, size = 1;
+  const struct launcher *l;
   memset(out, 0, sizeof *out);
+  out->node_ranks = out->device_ranks = 1;
   if (count <= 0) {
     snprintf(out->why, sizeof out->why, "no device");
     return;
   }
   if (count > DLG_MAX_DEVICES) count = DLG_MAX_DEVICES;
   if (nlisted > DLG_MAX_DEVICES) nlisted = DLG_MAX_DEVICES;
+  l = find_launcher(env, &rank, &size, out);
+  /* every rank is assumed to list the same devices */
+  out->node_ranks = out->device_ranks = size;
   if (nlisted > 0 && take_listed(listed, nlisted, count, out)) return;
-  if (take_local_rank(env, count, out)) return;
+  if (l) {
+    const int used = snprintf(out->why, sizeof out->why, "node-local rank %s=%d of %d device%s",
+                              l->rank, rank, count, count == 1 ? "" : "s");
+    out->n = 1, out->ordinal[0] = rank % count;
+    /* the ranks r < size with r % count == rank % count */
+    out->device_ranks = (size - 1 - rank % count) / count + 1;
+    if (size > 1 && used > 0 && used < (int)sizeof out->why)
+      snprintf(out->why + used, sizeof out->why - (size_t)used, "; %d ranks on the node, %d on "
+               "its device", size, out->device_ranks);
+    return;
+  }
   for (i = 0; i < count; i++) out->ordinal[i] = i;
   out->n = count;
   snprintf(out->why, sizeof out->why, "every device (%d)", count);

@@ -1,8 +1,9 @@
 /*
  * devices.h - which GPUs a process's host-array calls run on: DLGEMM_DEVICES,
  * else the device of its node-local rank when a launcher started it, else
- * every device.  A pure function of the environment and the device count,
- * so that every rule is tested without a GPU.
+ * every device; and how many ranks share them.  A pure function of the
+ * environment and the device count, so that every rule is tested without a
+ * GPU.
  */
 #ifndef DLG_DEVICES_H
 #define DLG_DEVICES_H
@@ -17,6 +18,11 @@ typedef const char *(*dlg_env_fn)(const char *name);
 typedef struct dlg_device_choice {
   int n;                        /* slots; 0: no device */
   int ordinal[DLG_MAX_DEVICES]; /* the device of each slot */
+  /* Processes of this job on this node (the launcher's count; 1 where it
+   * sets none), and of them those on this process's devices: ranks of a
+   * ScaLAPACK job copy at once, sharing the host's memory and the links
+   * (cuda/model.c) */
+  int node_ranks, device_ranks;
   char why[128];                /* how they were chosen, for DLGEMM_VERBOSE */
   char warning[160];            /* a setting ignored, and why; "" when none */
 } dlg_device_choice;
