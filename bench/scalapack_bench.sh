@@ -1,6 +1,6 @@
 #!/bin/bash
 # scalapack_bench.sh - the same ScaLAPACK program (pdbench: PDGEMM, PDGETRF,
-# each with its residual) over MPI ranks, three ways in one job on the GPU
+# each with its residual) over MPI ranks, four ways in one job on the GPU
 # machine, every rank on OpenBLAS (its libblas.so.3 and liblapack.so.3 found
 # first, the cores shared out among the ranks):
 #   openblas     OpenBLAS alone
@@ -8,10 +8,12 @@
 #                (DLGEMM_DEVICES=0)
 #   dlgemm       dlgemm LD_PRELOAD'ed, each rank on the GPU of its node-local
 #                rank (the default)
+#   dlgemm_pblas the same with DLGEMM_PBLAS_BLOCK=$PBLAS_BLOCK (default 1024):
+#                PBLAS's local products with that k instead of ScaLAPACK's 32
 # Prints each run's lines and seconds side by side with the ratios.
 #
 # usage: bench/scalapack_bench.sh BUILD OUT [N] [NB] [REPS]
-#   (defaults 32768, 512, 1); RANKS (default 2); RUNS (default all three);
+#   (defaults 32768, 512, 1); RANKS (default 2); RUNS (default all four);
 #   MPIRUN (default mpirun); OPENBLAS_DIR (default $DEVDEPS_OPENBLAS);
 #   ROUTINES (default pdgemm,pdgetrf); RUN_LIMIT (seconds a run, default 900);
 #   OPENBLAS_CORETYPE (default: the fastest of OpenBLAS's own choice,
@@ -21,7 +23,7 @@
 # at once and each see half of it.
 set -u
 build=$1 out=$2 n=${3:-32768} nb=${4:-512} reps=${5:-1}
-ranks=${RANKS:-2} runs=${RUNS:-openblas dlgemm_1gpu dlgemm}
+ranks=${RANKS:-2} runs=${RUNS:-openblas dlgemm_1gpu dlgemm dlgemm_pblas}
 routines=${ROUTINES:-pdgemm,pdgetrf} limit=${RUN_LIMIT:-900}
 mpirun=${MPIRUN:-mpirun} openblas=${OPENBLAS_DIR:-${DEVDEPS_OPENBLAS:-}}
 build=$(cd "$build" && pwd)
@@ -72,10 +74,11 @@ run() { # extra mpirun options..., then the program's arguments
     "${coretype[@]}" -x XDG_CACHE_HOME "$@"
 }
 for run in $runs; do
-  case $run in openblas | dlgemm_1gpu | dlgemm) ;; *) echo "unknown run $run"; continue ;; esac
+  case $run in openblas | dlgemm_1gpu | dlgemm | dlgemm_pblas) ;; *) echo "unknown run $run"; continue ;; esac
   [ $run = openblas ] || [ "$gpus" -gt 0 ] || { echo "$run: no GPU, skipped"; continue; }
-  devs=0 one=(-x DLGEMM_DEVICES=0)
-  [ $run = dlgemm ] && devs=$(seq -s ' ' 0 $((gpus - 1))) one=()
+  devs=0 extra=(-x DLGEMM_DEVICES=0)
+  [ $run != dlgemm_1gpu ] && devs=$(seq -s ' ' 0 $((gpus - 1))) extra=()
+  [ $run = dlgemm_pblas ] && extra=(-x DLGEMM_PBLAS_BLOCK=${PBLAS_BLOCK:-1024})
   {
     if [ $run = openblas ]; then
       run "$bin" "$routines" "$n" "$nb" "$reps"
@@ -84,7 +87,7 @@ for run in $runs; do
         ranks=1 run -x LD_PRELOAD="$lib" -x DLGEMM_DEVICES=$d -x DLGEMM_VERBOSE=1 \
           "$bin" pdgemm 2048 "$nb" 1 2>&1 | grep -m1 "host model"
       done
-      run -x LD_PRELOAD="$lib" "${one[@]}" "$bin" "$routines" "$n" "$nb" "$reps"
+      run -x LD_PRELOAD="$lib" "${extra[@]}" "$bin" "$routines" "$n" "$nb" "$reps"
     fi
   } 2>&1 | tee "$out/pdbench_$run.txt"
 done

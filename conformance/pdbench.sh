@@ -2,7 +2,8 @@
 # pdbench.sh - the ScaLAPACK benchmark program (bench/pdbench.c) as a test:
 # PDGEMM and PDGETRF over 2 ranks at a small size, plain and with
 # libdlgemm.so LD_PRELOAD'ed in each rank; both runs' residuals must pass,
-# and each rank's dgemm_ calls must have reached dlgemm.  Without a GPU
+# and each rank's dgemm_ calls must have reached dlgemm; a third run sets
+# DLGEMM_PBLAS_BLOCK, whose block must be PBLAS's k.  Without a GPU
 # every call goes on to the next BLAS with the caller's arguments, so the
 # two runs must print the same residuals to the last digit; with one, the
 # calls are forced onto it and rank r must be on GPU r mod GPUs.
@@ -50,5 +51,24 @@ for r in 0 1; do
   [ "${calls:-0}" -gt 0 ] || { echo "FAIL: rank $r: no dgemm_ call reached dlgemm"; status=1; }
   [ "$gpus" -eq 0 ] || [ "$on" -eq "$calls" ] || { echo "FAIL: rank $r: calls off $want"; status=1; }
 done
+# DLGEMM_PBLAS_BLOCK: ScaLAPACK's PILAENV answers it, and PBLAS cuts its
+# local products by it: k = 128 (and twice that) instead of 32
+run -x LD_PRELOAD="$lib" -x DLGEMM_VERBOSE=1 -x DLGEMM_FORCE=$force -x DLGEMM_PBLAS_BLOCK=128 \
+  --output-filename "$work/block" "$bin" "${args[@]}" >"$work/block.txt" 2>&1 ||
+  { echo "FAIL: run with DLGEMM_PBLAS_BLOCK=128 exited $?"; cat "$work/block.txt"; exit 1; }
+block=$(cat "$work"/block/*/rank.0/stdout 2>/dev/null)
+echo "$block" | sed 's/^/DLGEMM_PBLAS_BLOCK=128: /'
+[ "$(echo "$block" | grep -c ' ok$')" -eq 2 ] || { echo "FAIL: residuals with DLGEMM_PBLAS_BLOCK"; status=1; }
+ks() { cat "$@" 2>/dev/null | grep -oE "^dlgemm: dgemm_ .* k=[0-9]+ " | grep -oE "k=[0-9]+" | sort | uniq -c | sort -rn | tr '\n' ' '; }
+echo "local k, ScaLAPACK's block: $(ks "$work"/ranks/*/rank.*/stderr)"
+echo "local k, DLGEMM_PBLAS_BLOCK=128: $(ks "$work"/block/*/rank.*/stderr)"
+grep -q "pilaenv_ -> 128 (DLGEMM_PBLAS_BLOCK)" "$work"/block/*/rank.0/stderr ||
+  { echo "FAIL: no verbose line for PILAENV"; status=1; }
+ks "$work"/ranks/*/rank.*/stderr | grep -q " k=32 " ||
+  { echo "FAIL: ScaLAPACK's own block made no k = 32 call"; status=1; }
+ks "$work"/block/*/rank.*/stderr | grep -q " k=32 " &&
+  { echo "FAIL: a k = 32 call with DLGEMM_PBLAS_BLOCK=128"; status=1; }
+ks "$work"/block/*/rank.*/stderr | grep -q " k=128 " ||
+  { echo "FAIL: no k = 128 call with DLGEMM_PBLAS_BLOCK=128"; status=1; }
 [ $status -eq 0 ] && echo "pdbench: PDGEMM and PDGETRF over 2 ranks pass, plain and with dlgemm"
 exit $status

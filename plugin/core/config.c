@@ -148,7 +148,7 @@ static void parse_devices(void)
 static void load(void)
 {
   const char *blas = getenv("DLGEMM_CPU_BLAS"), *blas64 = getenv("DLGEMM_CPU_BLAS64");
-  double walk_rows, narrow_splits, wgmma_splits;
+  double walk_rows, narrow_splits, wgmma_splits, pblas_block;
   config.verbose = parse_bool("DLGEMM_VERBOSE", 0);
   config.force = (dlg_force)PARSE_CHOICE("DLGEMM_FORCE", "auto, cpu or gpu", "auto", "cpu", "gpu");
   config.min_mnk = parse_nonnegative("DLGEMM_MIN_MNK", DLG_DEFAULT_MIN_MNK);
@@ -193,6 +193,8 @@ static void load(void)
   config.lapack_min_n = parse_nonnegative("DLGEMM_LAPACK_MIN_N", DLG_DEFAULT_LAPACK_MIN_N);
   config.level3_block = parse_nonnegative("DLGEMM_LEVEL3_BLOCK", DLG_DEFAULT_LEVEL3_BLOCK);
   if (config.level3_block < 1) config.level3_block = 1;
+  pblas_block = parse_nonnegative("DLGEMM_PBLAS_BLOCK", 0);
+  config.pblas_block = pblas_block <= 65536 ? (int)pblas_block : 65536;
   parse_fault();
   parse_devices();
 }

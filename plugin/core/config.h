@@ -45,6 +45,9 @@ typedef struct dlg_config {
   /* DLGEMM_LEVEL3_BLOCK: the narrowest block of C (or B) that a level-3
    * routine's host-array pipeline cuts (plugin/cuda/level3/offload.c) */
   double level3_block;
+  /* DLGEMM_PBLAS_BLOCK: what ScaLAPACK's PILAENV answers, PBLAS's block of
+   * k (shims/fortran/pilaenv.c); 0: ScaLAPACK's own answer */
+  int pblas_block;
   int min_mnk_set;        /* DLGEMM_MIN_MNK was given: it, not the model, routes host calls */
   /* DLGEMM_DEVICES=0,1: the CUDA ordinals host-array calls use, in order,
    * an engine per entry (0,0: two engines on one GPU, the tests' second
