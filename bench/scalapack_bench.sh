@@ -19,8 +19,8 @@
 #   OPENBLAS_CORETYPE (default: the fastest of OpenBLAS's own choice,
 #   Haswell, SkylakeX and Cooperlake on this CPU)
 # Each dlgemm device's host model is measured first, by one rank alone on
-# it, into a fresh cache: ranks sharing a GPU would otherwise measure it
-# at once and each see half of it.
+# it, into a fresh cache, outside the timed runs (their ranks would find
+# it measured, or measure one at a time behind the cache's lock).
 set -u
 build=$1 out=$2 n=${3:-32768} nb=${4:-512} reps=${5:-1}
 ranks=${RANKS:-2} runs=${RUNS:-openblas dlgemm_1gpu dlgemm dlgemm_pblas}

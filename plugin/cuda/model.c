@@ -8,7 +8,8 @@
  * at that BLAS's rate.  The constants are measured on this machine the
  * first time they are needed, and cached in $XDG_CACHE_HOME/dlgemm/ (else
  * ~/.cache/dlgemm/), keyed by GPU, bus slot and CPU BLAS, so later
- * processes start at once.
+ * processes start at once; the processes of a machine measure one at a
+ * time (the ranks of a job would see each other's copies).
  * DLGEMM_CALIBRATE=1 measures again; DLGEMM_VERBOSE prints them.  Each
  * slot (hostarray/slots.h) has its own, measured through its own engine:
  * the router asks slot 0's, a call split over several devices asks each
@@ -20,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "core/calllog.h"
@@ -224,17 +226,46 @@ static int load(const char *path, model *m)
   return 0;
 }
 
+static void make_dirs(const char *dir)
+{
+  char parent[512];
+  snprintf(parent, sizeof parent, "%s", dir);
+  if (strrchr(parent, '/')) *strrchr(parent, '/') = '\0';
+  mkdir(parent, 0755), mkdir(dir, 0755);
+}
+
+/* The ranks of a job on one node would measure at once, each seeing part
+ * of the host's memory, which the model then shares out among them again
+ * (gpu/trip_cost.c): the processes of a machine measure one at a time,
+ * holding a lock in the cache directory, and those that waited may find
+ * their device measured.  The descriptor to close when done; -1 where no
+ * lock can be had within a minute (a measurement takes seconds: its holder
+ * may be stopped), and then this process measures at once, as before. */
+static int lock_measuring(const char *dir)
+{
+  char lock[600];
+  int fd, tries;
+  make_dirs(dir);
+  snprintf(lock, sizeof lock, "%s/measuring.lock", dir);
+  if ((fd = open(lock, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644)) < 0) return -1;
+  for (tries = 0; tries < 600; tries++) {
+    if (!flock(fd, LOCK_EX | LOCK_NB)) return fd;
+    if (errno != EWOULDBLOCK) break;
+    usleep(100000);
+  }
+  close(fd);
+  return -1;
+}
+
 /* Written to a file of our own (O_EXCL: never through a link someone else
  * put there), then renamed over the cache: whole or not at all, for
  * processes calibrating at once. */
 static void save(const char *dir, const char *path, const model *m)
 {
-  char parent[512], tmp[600];
+  char tmp[600];
   FILE *f;
   int fd;
-  snprintf(parent, sizeof parent, "%s", dir);
-  if (strrchr(parent, '/')) *strrchr(parent, '/') = '\0';
-  mkdir(parent, 0755), mkdir(dir, 0755);
+  make_dirs(dir);
   snprintf(tmp, sizeof tmp, "%s.%d", path, (int)getpid());
   if ((fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644)) < 0) return;
   if (!(f = fdopen(fd, "w"))) {
@@ -268,8 +299,15 @@ static const model *model_get(int slot)
       source = "cached";
       __atomic_store_n(state, 1, __ATOMIC_RELEASE);
     } else {
-      const int measured = measure(slot, dev, m) ? -1 : 1;
-      if (measured == 1 && have_path) save(dir, path, m);
+      const int lock = have_path ? lock_measuring(dir) : -1;
+      int measured = 1;
+      if (lock >= 0 && !dlg_config_get()->recalibrate && load(path, m) == 0) {
+        source = "measured meanwhile by another process";
+      } else {
+        measured = measure(slot, dev, m) ? -1 : 1;
+        if (measured == 1 && have_path) save(dir, path, m);
+      }
+      if (lock >= 0) close(lock); /* and with it the lock */
       __atomic_store_n(state, measured, __ATOMIC_RELEASE);
     }
     if (dlg_config_get()->verbose && *state == 1)
