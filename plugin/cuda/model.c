@@ -226,6 +226,7 @@ static int load(const char *path, model *m)
   return 0;
 }
 
+/* The cache directory and its parent, where missing. */
 static void make_dirs(const char *dir)
 {
   char parent[512];

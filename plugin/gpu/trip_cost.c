@@ -6,8 +6,8 @@
  * device.  The link is full duplex, so copies in and out overlap there;
  * the pool is one set of threads on one memory, so its gathers and
  * scatters add up.  Counting them as overlapping had a k = 32 update of
- * a 1 GB C (PDGEMM's local calls) at 25 ms on the H200 machine, taken to
- * the GPU, where it ran 55 ms against OpenBLAS's 27.
+ * a 1 GB C (PDGEMM's local calls) at 25 ms on the H200 machine, so it
+ * went to the GPU, where it ran 55 ms against OpenBLAS's 27-35.
  */
 #include <math.h>
 #include "gpu/trip_cost.h"
@@ -26,7 +26,7 @@ double dlg_trip_pipelined(const dlg_trip_rates *r, double in, double out, double
   const double t_out = out / fmin(r->to_host, r->staging);
   const double t_pool = (in + out) / r->staging, t_k = flops / r->flops;
   const double longest = fmax(t_in, fmax(t_out, t_k));
-  /* with r tile rows and columns about 1/r of the rest is exposed */
+  /* with `tiles` tile rows and columns, about 1/tiles of the rest is exposed */
   return fmax(longest, t_pool) + (t_in + t_out + t_k - longest) / fmax(1.0, tiles);
 }
 
