@@ -22,19 +22,25 @@ force=auto
 [ "$gpus" -gt 0 ] && force=gpu
 args=(pdgemm,pdgetrf 700 64 1)
 run() { timeout 300 "$mpirun" --oversubscribe -np 2 "$@"; }
+status=0
+# A run with dlgemm preloaded and verbose, its ranks' output in $work/NAME
+# (--output-filename; rank 0 prints the lines): prints them prefixed with
+# NAME, and both residuals must pass.  $pre: rank 0's lines.
+preloaded() { # NAME, then extra mpirun options
+  local name=$1; shift
+  run -x LD_PRELOAD="$lib" -x DLGEMM_VERBOSE=1 -x DLGEMM_FORCE=$force "$@" \
+    --output-filename "$work/$name" "$bin" "${args[@]}" >"$work/$name.txt" 2>&1 ||
+    { echo "FAIL: $name run exited $?"; cat "$work/$name.txt"; exit 1; }
+  pre=$(cat "$work/$name"/*/rank.0/stdout 2>/dev/null)
+  echo "$pre" | sed "s/^/$name: /"
+  [ "$(echo "$pre" | grep -c ' ok$')" -eq 2 ] || { echo "FAIL: $name residuals"; status=1; }
+}
 
 run "$bin" "${args[@]}" >"$work/plain.txt" 2>&1 ||
   { echo "FAIL: plain run exited $?"; cat "$work/plain.txt"; exit 1; }
-run -x LD_PRELOAD="$lib" -x DLGEMM_VERBOSE=1 -x DLGEMM_FORCE=$force --output-filename "$work/ranks" \
-  "$bin" "${args[@]}" >"$work/preloaded.txt" 2>&1 ||
-  { echo "FAIL: preloaded run exited $?"; cat "$work/preloaded.txt"; exit 1; }
 cat "$work/plain.txt"
-status=0
 [ "$(grep -c ' ok$' "$work/plain.txt")" -eq 2 ] || { echo "FAIL: plain residuals"; status=1; }
-# the ranks' stdout, as --output-filename left it (rank 0 prints the lines)
-pre=$(cat "$work"/ranks/*/rank.0/stdout 2>/dev/null)
-echo "$pre" | sed 's/^/preloaded: /'
-[ "$(echo "$pre" | grep -c ' ok$')" -eq 2 ] || { echo "FAIL: preloaded residuals"; status=1; }
+preloaded ranks
 if [ "$gpus" -eq 0 ]; then
   a=$(grep -oE "residual=\S+" "$work/plain.txt") b=$(echo "$pre" | grep -oE "residual=\S+")
   [ "$a" = "$b" ] || { echo "FAIL: residuals differ from the plain run's: $a / $b"; status=1; }
@@ -53,12 +59,7 @@ for r in 0 1; do
 done
 # DLGEMM_PBLAS_BLOCK: ScaLAPACK's PILAENV answers it, and PBLAS cuts its
 # local products by it: k = 128 (and twice that) instead of 32
-run -x LD_PRELOAD="$lib" -x DLGEMM_VERBOSE=1 -x DLGEMM_FORCE=$force -x DLGEMM_PBLAS_BLOCK=128 \
-  --output-filename "$work/block" "$bin" "${args[@]}" >"$work/block.txt" 2>&1 ||
-  { echo "FAIL: run with DLGEMM_PBLAS_BLOCK=128 exited $?"; cat "$work/block.txt"; exit 1; }
-block=$(cat "$work"/block/*/rank.0/stdout 2>/dev/null)
-echo "$block" | sed 's/^/DLGEMM_PBLAS_BLOCK=128: /'
-[ "$(echo "$block" | grep -c ' ok$')" -eq 2 ] || { echo "FAIL: residuals with DLGEMM_PBLAS_BLOCK"; status=1; }
+preloaded block -x DLGEMM_PBLAS_BLOCK=128
 ks() { cat "$@" 2>/dev/null | grep -oE "^dlgemm: dgemm_ .* k=[0-9]+ " | grep -oE "k=[0-9]+" | sort | uniq -c | sort -rn | tr '\n' ' '; }
 echo "local k, ScaLAPACK's block: $(ks "$work"/ranks/*/rank.*/stderr)"
 echo "local k, DLGEMM_PBLAS_BLOCK=128: $(ks "$work"/block/*/rank.*/stderr)"
