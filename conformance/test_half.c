@@ -5,7 +5,8 @@
  * dimensions (which break 16-byte alignment), batches and broadcasts,
  * alpha and beta of 0, 1 and others, C in float16, bfloat16 or float32,
  * NaN in C when beta = 0.  Checked against a long-double product of the
- * same (already rounded) inputs, C poisoned past its last element.
+ * same (already rounded) inputs; every element of C's buffer outside C (its
+ * leading dimension's padding, a guard after it) must be left as it was.
  *
  * Tolerance: the kernels accumulate exact products in FP32, so an element
  * may be off by k * 2^-24 of the summed magnitudes (the dot product bound,
@@ -123,7 +124,10 @@ int main(int argc, char **argv)
 #endif
     for (i = 0; i < 3; i++) {
       const int colmaj = rng_int(&r, 2), bcast = i < 2 && rng_int(&r, 3) == 0;
-      const int64_t ld = (colmaj ? rows[i] : cols[i]) + (rng_int(&r, 2) ? 0 : rng_int(&r, 9));
+      /* tight, padded by 0-8, or rounded up to 16 bytes (as frameworks
+       * allocate: TMA-legal, and C's rows past m then lie in its padding) */
+      const int64_t len = colmaj ? rows[i] : cols[i], lds[3] = {len, len + rng_int(&r, 9), (len + 7) / 8 * 8};
+      const int64_t ld = lds[rng_int(&r, 3)];
       const int64_t matrix = ld * (colmaj ? cols[i] : rows[i]);
       op[i].type = i < 2 ? in : out;
       op[i].total = matrix * (bcast ? 1 : batch) + 64;
@@ -192,9 +196,19 @@ int main(int argc, char **argv)
           }
         }
     }
-    if (memcmp((char *)op[2].host + (op[2].total - 64) * esize(out),
-               (char *)c0 + (op[2].total - 64) * esize(out), 64 * esize(out)))
-      fprintf(stderr, "  guard after C overwritten\n"), bad++;
+    { /* every element of C's buffer outside C (its leading dimension's
+       * padding, the guard after it) as it was */
+      char *in_c = calloc((size_t)op[2].total, 1);
+      int64_t outside = 0;
+      for (p = 0; p < batch; p++)
+        for (e = 0; e < m * n; e++) in_c[p * str[2][0] + e % m * str[2][1] + e / m * str[2][2]] = 1;
+      for (e = 0; e < op[2].total; e++)
+        if (!in_c[e] && memcmp((char *)op[2].host + e * esize(out), (char *)c0 + e * esize(out), esize(out))) {
+          if (!outside++) fprintf(stderr, "  element %lld of C's buffer, outside C, written\n", (long long)e);
+          bad++;
+        }
+      free(in_c);
+    }
     if (bad) {
       failed++;
       fprintf(stderr, "case %d FAILED: %s -> %s, batch=%lld m=%lld n=%lld k=%lld alpha=%g "

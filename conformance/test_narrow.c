@@ -199,7 +199,9 @@ int main(int argc, char **argv)
     CU(cu.StreamSynchronize(stream));
     CU(cu.MemcpyDtoH(c.host, c.dev, (size_t)c.total * esize[out]));
     bad = check(&a, &b, &c, c0, m, n, k, batch, alpha, beta);
-    if (!strstr(log, "narrow ")) {
+    /* 16-bit with 5 columns or more may be handed to the wgmma kernels'
+     * split-K (narrow.c says when) */
+    if (!strstr(log, "narrow ") && !((in == F16 || in == BF16) && nn > 4 && strstr(log, "wgmma "))) {
       fprintf(stderr, "  not on the narrow kernels: %s", log);
       bad++;
     }

@@ -30,7 +30,7 @@ dlgemm_status dlg_cuda_gemm(dlg_cuda_device *dev, const dlg_gemm *g, CUstream st
   dlg_gemm padded;
   CUdeviceptr work;
   dlgemm_status st;
-  if (dev->narrow_reduce[0] && dlg_cuda_narrow_takes(g)) return dlg_cuda_narrow(dev, g, stream);
+  if (dev->narrow_reduce[0] && dlg_cuda_narrow_takes(dev, g)) return dlg_cuda_narrow(dev, g, stream);
   switch (dlg_cuda_padded(dev, g, stream, &padded, &work)) {
   case 0: return family(dev, g, stream);
   case 1:

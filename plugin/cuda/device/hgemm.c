@@ -46,17 +46,24 @@ static CUresult tensor_map(const dlg_cuda_api *cu, CUtensorMap *map, int kind, c
  * product, C's contiguous dimension inner (cols when c_trans), swizzled as
  * the staging buffers are: 64 x 64 boxes of a 16-bit C; of FP32, which TMA
  * copies as pairs of 16-bit halves (as TF32 operands), 32 x 64 (c_trans)
- * or 32 x 32.  Nonzero when TMA cannot address C (alignment). */
+ * or 32 x 32.  Nonzero when TMA cannot address C (alignment), or when C's
+ * contiguous extent is not a whole number of 16-byte units: a TMA store
+ * writes the last unit of a row whole, past C's edge into its leading
+ * dimension's padding (H100: m = 521 FP32 wrote rows 521-523 of ld 524,
+ * m = 13 bfloat16 rows 13-15 of ld 16), so such a C leaves through the
+ * element stores. */
 static CUresult c_tensor_map(const dlg_cuda_api *cu, CUtensorMap *map, const dlg_hgemm_args *t)
 {
   const int f32 = t->c_type == DLG_HOUT_F32, per16 = f32 ? 4 : 8;
   const long long entries = (long long)t->batch * t->splits, sc = entries > 1 ? t->sc : 0;
+  const long long inner = t->c_trans ? t->n : t->m;
   const dlg_operand c = {t->c, t->ldc << f32, sc << f32, 0,
-                         (uintptr_t)t->c % 16 == 0 && t->ldc % per16 == 0 && sc % per16 == 0};
+                         (uintptr_t)t->c % 16 == 0 && t->ldc % per16 == 0 && sc % per16 == 0 &&
+                             inner % per16 == 0};
   if (!c.vec) return CUDA_ERROR_INVALID_VALUE;
   return tensor_map(cu, map,
                     f32 ? DLG_TC_TF32 : t->c_type == DLG_HOUT_F16 ? DLG_TC_F16 : DLG_TC_BF16, &c,
-                    (uint64_t)(t->c_trans ? t->n : t->m) << f32,
+                    (uint64_t)inner << f32,
                     (uint64_t)(t->c_trans ? t->m : t->n), entries, 64,
                     f32 && !t->c_trans ? 32 : 64);
 }
@@ -186,10 +193,11 @@ int dlg_cuda_wgmma_launch(dlg_cuda_device *dev, int kind, int64_t batch, const d
    * registers) is rows of 32 TF32 values by 32 k to TMA: 64 halves (k real) */
   const int tf = kind >= DLG_TC_TF32;
   if (!cu || !f || want == 1 || !op1->vec || !op2->vec || a->k == 0 || tiles > INT32_MAX) return 0;
-  /* below a 128 x 128 product, half the tile or more would be padding (and
-   * with 16 columns or fewer C's padding past its edge was written:
-   * narrow.c) */
-  if (want != 2 && (a->m < 128 || a->n < 128)) return 0;
+  /* below a 128 x 128 product, half the tile or more would be padding -
+   * except for those of 16 columns or fewer that narrow.c sends here, which
+   * stream their wide operand and are bound by memory, not flops */
+  if (want != 2 && (a->m < 128 || a->n < 128) && (a->m > DLG_NARROW_MAX_NN && a->n > DLG_NARROW_MAX_NN))
+    return 0;
   if (tensor_map(cu, &ma, kind, first, first->kc ? (uint64_t)a->k : (uint64_t)rows << tf,
                  (uint64_t)(first->kc ? rows : a->k >> tf), batch, 64,
                  first->kc ? DLG_WGMMA_BM : DLG_WGMMA_BK >> tf) ||

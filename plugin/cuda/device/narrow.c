@@ -20,11 +20,13 @@
  * picks the kernel by W's contiguous dimension and nn's bucket, and splits
  * k across blocks when the rows alone give too few.
  *
- * Not handed to the wgmma kernels: session 9 sent float16 / bfloat16 with
- * 5 to 16 columns there (bf16 4096 x 16 x 4096 0.63 -> 0.87 of cuBLAS),
- * and test_narrow then found them writing C's padding past its last row
- * (DLGEMM_TEST_SEED=1009: m = 521, ld 524, rows 521-523 written); on
- * these kernels the same seeds pass (bench/NOTES.md).
+ * Except: float16 / bfloat16 with 5 to 16 columns and operands TMA can
+ * address, on a chip with the wgmma kernels, go to those, split along k
+ * (hgemm.c): a 128-wide tile is mostly padding there too, but the tensor
+ * cores have the flops to spare and TMA keeps more of W in flight than
+ * these kernels' loads do (H100: bf16 4096 x 16 x 4096 0.63 -> 0.87 of
+ * cuBLAS, 11008 x 8 x 4096 0.78 -> 1.01, f16 4096 x 16 NN 0.56 -> 0.93).
+ * 1 to 4 columns stay here (bf16 4096 x 1 at 1.10 of cuBLAS).
  */
 #include <stdint.h>
 #include <string.h>
@@ -32,14 +34,21 @@
 #include "core/errors.h"
 #include "cuda/device/driver.h"
 #include "cuda/device/narrow.h"
+#include "cuda/device/orient.h"
 
-int dlg_cuda_narrow_takes(const dlg_gemm *g)
+int dlg_cuda_narrow_takes(const dlg_cuda_device *dev, const dlg_gemm *g)
 {
   const int64_t lo = g->m < g->n ? g->m : g->n, hi = g->m < g->n ? g->n : g->m;
+  dlg_operand op1, op2;
+  int64_t m, n;
   /* 2^30: the kernels' row and k indices, and a split's end, stay in 32 bits */
-  return dlg_config_get()->narrow && !dlg_is_complex(g->dtype) && lo >= 1 &&
-         lo <= DLG_NARROW_MAX_NN && hi >= 256 && hi <= INT32_MAX / 2 && g->k >= 256 &&
-         g->k <= INT32_MAX / 2;
+  if (!dlg_config_get()->narrow || dlg_is_complex(g->dtype) || lo < 1 || lo > DLG_NARROW_MAX_NN ||
+      hi < 256 || hi > INT32_MAX / 2 || g->k < 256 || g->k > INT32_MAX / 2)
+    return 0;
+  /* alpha = 0 scales C: the narrow kernels' k = 0, no product to hand over */
+  if (lo <= 4 || g->alpha == 0 || !dlg_is_half(g->dtype_in) || !dev->hgemm_wgmma[0][0][0]) return 1;
+  dlg_orient(g, &op1, &op2, &m, &n);
+  return !(op1.vec && op2.vec); /* the wgmma kernels', split (above) */
 }
 
 /* The kernels' view of g (narrow_args.h), and W's layout (DLG_NARROW_DOT
