@@ -21,7 +21,8 @@
  * flops; ratio = cuBLAS time / dlgemm time:
  * above 1 dlgemm is faster), the geometric mean of each class and of all.
  *
- * usage: bench_shapes [reps [class]]
+ * usage: bench_shapes [reps [class | "TYPE OPS M N K [BATCH [BETA]]"]]
+ *        (TYPE fp64, fp32, tf32, bf16, f16, c64 or c128; OPS e.g. TN)
  */
 #include <math.h>
 #include <stdint.h>
@@ -227,7 +228,23 @@ int main(int argc, char **argv)
 {
   const int reps = argc > 1 ? atoi(argv[1]) : 10;
   const char *only = argc > 2 ? argv[2] : NULL;
-  const size_t ncases = sizeof cases / sizeof cases[0];
+  const shape *list = cases;
+  size_t ncases = sizeof cases / sizeof cases[0];
+  shape one = {"shape", F64, 'N', 'N', 0, 0, 0, 1, 0};
+  char tname[8], ops[3];
+  /* a shape of one's own instead of a class: "TYPE OPS M N K [BATCH [BETA]]" */
+  if (only && sscanf(only, "%7s %2s %d %d %d %d %lf", tname, ops, &one.m, &one.n, &one.k,
+                     &one.batch, &one.beta) >= 5) {
+    size_t t = 0;
+    while (t < sizeof kinds / sizeof kinds[0] && strcmp(kinds[t].name, tname)) t++;
+    if (t == sizeof kinds / sizeof kinds[0] || strlen(ops) != 2 || one.m < 1 || one.n < 1 ||
+        one.k < 1 || one.batch < 1) {
+      fprintf(stderr, "bench_shapes: not a shape: \"%s\" (e.g. \"fp64 TN 3000 3000 3000\")\n", only);
+      return 1;
+    }
+    one.t = (kind)t, one.ta = ops[0], one.tb = ops[1];
+    list = &one, ncases = 1, only = NULL;
+  }
   double log_sum = 0, cls_sum = 0;
   int counted = 0, cls_n = 0;
   const char *cls = NULL;
@@ -242,7 +259,7 @@ int main(int argc, char **argv)
   printf("%-14s %-5s %2s %6s %6s %6s %5s %5s %9s %9s %6s %9s\n", "class", "type", "op", "m", "n",
          "k", "batch", "beta", "dlgemm", "cuBLAS", "ratio", "C differs");
   for (size_t i = 0; i <= ncases; i++) {
-    const shape *s = i < ncases ? &cases[i] : NULL;
+    const shape *s = i < ncases ? &list[i] : NULL;
     if (s && only && !strstr(s->cls, only)) continue;
     if (cls && (!s || strcmp(s->cls, cls))) { /* a class ends */
       printf("%-14s geometric mean of %d: %.3f\n", cls, cls_n, exp(cls_sum / cls_n));

@@ -15,6 +15,15 @@ typedef struct dlg_dgemm_args {
   long long lda, ldb, ldc;
   long long sa, sb, sc; /* batch strides (elements); 0 broadcasts */
   int vec_a, vec_b;     /* 16-byte copies are legal for this operand */
+  /* The last wave split along k (dlg_dgemm_tail_*; one matrix, no
+   * split-K): blocks below tail_dp take tiles 0..tail_dp-1 whole; block
+   * tail_dp + j takes chunk j % tail_splits (tail_chunk k-steps of BK, the
+   * last shorter) of tile tail_dp + j / tail_splits, its part to entry j of
+   * tail_work (BM x BN each); the block that brings the tile's tail_count
+   * (zeroed before the launch) to tail_splits - 1 adds the parts into C. */
+  int tail_dp, tail_splits, tail_chunk;
+  double *tail_work;
+  int *tail_count;
 } dlg_dgemm_args;
 
 /* A 128 x 64 tile of C per block of 128 threads, two blocks per SM, k in

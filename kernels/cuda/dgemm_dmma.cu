@@ -43,9 +43,14 @@
  * - alpha and beta are applied in the epilogue; beta == 0 never reads C.
  * - Split-K (dgemm.c) runs the same kernel over chunks of k as a batch into
  *   a workspace; dlg_dgemm_splitk_reduce adds the chunks into C.
+ * - A grid whose last wave is partial (8192^3: 8192 tiles for 264 slots,
+ *   8 of them to a 32nd wave) runs the tail twins (gemm_tail), which cut
+ *   that wave's tiles along k so that every slot has a chunk, the parts
+ *   summed in the kernel by whichever chunk finishes a tile last.
  *   alpha == 0 or k == 0 arrive as k = 0 (A and B are not read).
  */
 #include "dgemm_args.h"
+#include "in_place.cuh"
 
 namespace dmma {
 
@@ -207,24 +212,36 @@ static __device__ __forceinline__ void prefetch_c(const double *c, long long ldc
   if (threadIdx.x % 2) asm volatile("prefetch.global.L2 [%0];\n" ::"l"(cp + rows - 1));
 }
 
-template <bool A_KC, bool B_KC>
-static __device__ __forceinline__ void gemm(const dlg_dgemm_args &p)
+/* C's tile t in the blocks' walk: bands of DLG_DGEMM_BAND tile columns,
+ * each walked across the band first and then down m (the last band may be
+ * narrower). */
+static __device__ __forceinline__ void tile_at(const dlg_dgemm_args &p, int t, int &m0, int &n0)
+{
+  const int gm = (p.m + TBM - 1) / TBM, gn = (p.n + TBN - 1) / TBN;
+  const int per_band = DLG_DGEMM_BAND * gm, band = t / per_band, in_band = t % per_band,
+            width = min(DLG_DGEMM_BAND, gn - band * DLG_DGEMM_BAND);
+  m0 = (in_band / width) * TBM, n0 = (band * DLG_DGEMM_BAND + in_band % width) * TBN;
+}
+
+/* The tile at (seg.m0(), seg.n0()) of op(A) op(B) over seg's range of k,
+ * a and b the batch entry's operands, into C (c: the entry's) when
+ * seg.slot() < 0, else as a dense TBM x TBN part into the split last
+ * wave's workspace entry seg.slot(), addressed as if it were C, without
+ * beta (whole_k and segment, below, are the two kinds of seg). */
+template <bool A_KC, bool B_KC, typename SEG>
+static __device__ __forceinline__ void tile_product(const dlg_dgemm_args &p, const double *a,
+                                                    const double *b, double *c, SEG seg)
 {
   extern __shared__ __align__(16) double smem[];
+  const int m0 = seg.m0(), n0 = seg.n0();
   const int lane = (int)threadIdx.x % 32, warp = (int)threadIdx.x / 32;
   const int wm = (warp % WARPS_M) * WTM, wn = (warp / WARPS_M) * WTN;
-  const int gm = (p.m + TBM - 1) / TBM, gn = (p.n + TBN - 1) / TBN;
-  /* block L's tile: bands of DLG_DGEMM_BAND tile columns, each walked
-   * across the band first and then down m (the last band may be narrower) */
-  const int per_band = DLG_DGEMM_BAND * gm, band = (int)blockIdx.x / per_band,
-            in_band = (int)blockIdx.x % per_band,
-            width = min(DLG_DGEMM_BAND, gn - band * DLG_DGEMM_BAND);
-  const int m0 = (in_band / width) * TBM, n0 = (band * DLG_DGEMM_BAND + in_band % width) * TBN;
-  const long long z = blockIdx.z;
-  const double *a = p.a + z * p.sa, *b = p.b + z * p.sb;
-  double *c = p.c + z * p.sc;
-  const int tiles = (p.k + TBK - 1) / TBK;
+  const int tiles = (seg.k(p) + TBK - 1) / TBK;
   const int g = lane / 4, q4 = lane % 4;
+  /* the operands at the range's first k */
+  auto at_k = [&](const double *x, bool kc, long long ld) {
+    return x + (kc ? seg.kbeg(p) : (long long)seg.kbeg(p) * ld);
+  };
   double acc[MI][NJ][CE];
   double fa[2][MI][AE], fb[2][NJ][BE]; /* fragments: the k-step computed, the next one */
 
@@ -234,23 +251,24 @@ static __device__ __forceinline__ void gemm(const dlg_dgemm_args &p)
     for (int j = 0; j < NJ; j++)
 #pragma unroll
       for (int e = 0; e < CE; e++) acc[i][j][e] = 0.0;
-  if (p.beta != 0.0) prefetch_c(c, p.ldc, m0, n0, p.m, p.n);
+  if (seg.whole && p.beta != 0.0) prefetch_c(c, p.ldc, m0, n0, p.m, p.n);
 
   /* op(B)'s rows are B's columns: B^T is stored like A, k-contiguous when B is. */
   tile_walk<A_KC, TBM> wa;
   tile_walk<B_KC, TBN> wb;
-  wa.init(a, p.lda, m0);
-  wb.init(b, p.ldb, n0);
+  wa.init(at_k(a, A_KC, p.lda), p.lda, m0);
+  wb.init(at_k(b, B_KC, p.ldb), p.ldb, n0);
   /* tiles 0 .. inside - 1 take the fast copy (block-uniform) */
-  const int inside = p.vec_a && p.vec_b && m0 + TBM <= p.m && n0 + TBN <= p.n ? p.k / TBK : 0;
+  const int inside = p.vec_a && p.vec_b && m0 + TBM <= p.m && n0 + TBN <= p.n ? seg.k(p) / TBK : 0;
   auto load_stage = [&](int t) {
     double *s = smem + (t % NSTAGES) * STAGE;
     if (t < inside) {
       wa.copy(s, t);
       wb.copy(s + TILE_A, t);
     } else {
-      load_tile<A_KC, TBM>(s, a, p.lda, m0, p.m, t * TBK, p.k, p.vec_a);
-      load_tile<B_KC, TBN>(s + TILE_A, b, p.ldb, n0, p.n, t * TBK, p.k, p.vec_b);
+      load_tile<A_KC, TBM>(s, at_k(a, A_KC, p.lda), p.lda, m0, p.m, t * TBK, seg.k(p), p.vec_a);
+      load_tile<B_KC, TBN>(s + TILE_A, at_k(b, B_KC, p.ldb), p.ldb, n0, p.n, t * TBK, seg.k(p),
+                           p.vec_b);
     }
   };
   auto load_frags = [&](int buf, int t, int k0) {
@@ -298,6 +316,12 @@ static __device__ __forceinline__ void gemm(const dlg_dgemm_args &p)
    * any is written, so the loads overlap (read and written one by one, as
    * the compiler must when a store may alias the next load, a beta != 0
    * rank-64 update ran at a quarter of its beta == 0 speed). */
+  const int at = seg.slot(p);
+  const bool part = at >= 0;
+  double *const oc = part ? p.tail_work + (long long)at * TBM * TBN - m0 - (long long)n0 * TBM : c;
+  const long long ldc = part ? TBM : p.ldc;
+  const int om = part ? m0 + TBM : p.m, on = part ? n0 + TBN : p.n;
+  const double beta = part ? 0.0 : p.beta;
 #pragma unroll
   for (int i = 0; i < MI; i++) {
     double old[NJ][CE];
@@ -306,17 +330,129 @@ static __device__ __forceinline__ void gemm(const dlg_dgemm_args &p)
 #pragma unroll
       for (int j = 0; j < NJ; j++) {
         const int row = m0 + wm + i * MM + g + 8 * (e / 2), col = n0 + wn + j * 8 + q4 * 2 + e % 2;
-        old[j][e] = p.beta != 0.0 && row < p.m && col < p.n ? c[row + (long long)col * p.ldc] : 0.0;
+        old[j][e] = beta != 0.0 && row < om && col < on ? oc[row + (long long)col * ldc] : 0.0;
       }
 #pragma unroll
     for (int e = 0; e < CE; e++)
 #pragma unroll
       for (int j = 0; j < NJ; j++) {
         const int row = m0 + wm + i * MM + g + 8 * (e / 2), col = n0 + wn + j * 8 + q4 * 2 + e % 2;
-        if (row < p.m && col < p.n)
-          c[row + (long long)col * p.ldc] =
-              p.beta == 0.0 ? p.alpha * acc[i][j][e] : p.alpha * acc[i][j][e] + p.beta * old[j][e];
+        if (row < om && col < on)
+          oc[row + (long long)col * ldc] =
+              beta == 0.0 ? p.alpha * acc[i][j][e] : p.alpha * acc[i][j][e] + beta * old[j][e];
       }
+  }
+}
+
+/* tile_product's range of k and destination: all of k into C (the
+ * data-parallel kernel), or a block of the split last wave's (gemm_tail). */
+struct whole_k {
+  static constexpr bool whole = true;
+  int m, n; /* the tile's first row and column */
+  __device__ __forceinline__ int m0() const { return m; }
+  __device__ __forceinline__ int n0() const { return n; }
+  __device__ __forceinline__ int kbeg(const dlg_dgemm_args &) const { return 0; }
+  __device__ __forceinline__ int k(const dlg_dgemm_args &p) const { return p.k; }
+  __device__ __forceinline__ int slot(const dlg_dgemm_args &) const { return -1; }
+};
+struct segment {
+  int m, n;   /* the tile's first row and column */
+  bool whole; /* C, prefetched when beta != 0 */
+  /* the block's chunk of k (-1: all of it) and workspace entry, worked
+   * out anew from the block index where used (the edge copies, the
+   * epilogue): kept through the main loop, they spilled the kernels whose
+   * operands are not k-contiguous */
+  static __device__ __forceinline__ int chunk(const dlg_dgemm_args &p)
+  {
+    const int j = (int)in_place(blockIdx.x) - p.tail_dp;
+    return j < 0 ? -1 : j % p.tail_splits;
+  }
+  __device__ __forceinline__ int kbeg(const dlg_dgemm_args &p) const
+  {
+    const int q = chunk(p);
+    return q < 0 ? 0 : q * p.tail_chunk * TBK;
+  }
+  __device__ __forceinline__ int k(const dlg_dgemm_args &p) const
+  {
+    const int q = chunk(p);
+    return q < 0 ? p.k : min(p.k - q * p.tail_chunk * TBK, p.tail_chunk * TBK);
+  }
+  __device__ __forceinline__ int slot(const dlg_dgemm_args &p) const
+  {
+    return whole ? -1 : (int)in_place(blockIdx.x) - p.tail_dp;
+  }
+  __device__ __forceinline__ int m0() const { return m; }
+  __device__ __forceinline__ int n0() const { return n; }
+};
+
+/* The data-parallel kernel: block L computes tile L whole, batch entry
+ * blockIdx.z. */
+template <bool A_KC, bool B_KC>
+static __device__ __forceinline__ void gemm(const dlg_dgemm_args &p)
+{
+  const long long z = blockIdx.z;
+  int m0, n0;
+  tile_at(p, (int)blockIdx.x, m0, n0);
+  tile_product<A_KC, B_KC>(p, p.a + z * p.sa, p.b + z * p.sb, p.c + z * p.sc, whole_k{m0, n0});
+}
+
+/* A split tile, once all its parts are in the workspace: the sum of its
+ * `parts` entries in chunk order (so the result does not depend on who
+ * finished last), plus beta * C, into C.  Two rows of a column per thread
+ * and step; the parts are read past L1, which may hold older lines of the
+ * workspace.  Not inlined, so that its registers are not the main loop's. */
+static __device__ __noinline__ void tail_sum_tile(double *c, long long ldc, int m, int n,
+                                                  double beta, const double2 *part, int parts,
+                                                  int m0, int n0)
+{
+  enum { T2 = TBM * TBN / 2 }; /* double2s in a tile */
+#pragma unroll 1
+  for (int e = threadIdx.x; e < T2; e += NTHREADS) {
+    const int row = m0 + (e * 2) % TBM, col = n0 + (e * 2) / TBM;
+    if (row >= m || col >= n) continue;
+    double2 s = __ldcg(part + e);
+    for (int q = 1; q < parts; q++) {
+      const double2 v = __ldcg(part + q * (long long)T2 + e);
+      s.x += v.x, s.y += v.y;
+    }
+    double *cp = c + (long long)col * ldc + row;
+    cp[0] = beta != 0.0 ? s.x + beta * cp[0] : s.x;
+    if (row + 1 < m) cp[1] = beta != 0.0 ? s.y + beta * cp[1] : s.y;
+  }
+}
+
+/* The last wave split along k: the data-parallel kernel's full waves, and
+ * behind them, in the same launch, the tiles of the last (partial) wave cut
+ * into tail_splits chunks of k, so that every slot of that wave has work
+ * (at 8192^3, 8192 tiles of 128 x 64 for 264 slots leave 8 tiles to a 32nd
+ * wave; at 3000^3, 72 tiles to a fifth).  One segment a block, no loop
+ * around the product: a loop over segments (stream-K, as the SIMT kernels
+ * have it) kept values through the main loop and spilled at 255 registers.
+ * A chunk's block writes its part to the workspace, counts itself in at
+ * the tile's counter, and the block that brings the count to tail_splits -
+ * 1 adds the parts up (tail_sum_tile): nobody waits for anybody, so no
+ * order of block scheduling can deadlock. */
+template <bool A_KC, bool B_KC>
+static __device__ __forceinline__ void gemm_tail(const dlg_dgemm_args &p)
+{
+  const int dp = p.tail_dp, j = (int)blockIdx.x - dp, s = p.tail_splits;
+  const int t = j < 0 ? (int)blockIdx.x : dp + j / s;
+  int m0, n0;
+  tile_at(p, t, m0, n0);
+  tile_product<A_KC, B_KC>(p, p.a, p.b, p.c, segment{m0, n0, j < 0});
+  if (j < 0) return;
+  /* Release: every thread's part is visible device-wide before the count;
+   * the adder's second fence is the acquire. */
+  const int tail = ((int)in_place(blockIdx.x) - p.tail_dp) / p.tail_splits;
+  __threadfence();
+  __syncthreads();
+  if (__syncthreads_or(threadIdx.x == 0 && atomicAdd(&p.tail_count[tail], 1) == p.tail_splits - 1)) {
+    int sm0, sn0;
+    __threadfence();
+    tile_at(p, p.tail_dp + tail, sm0, sn0);
+    tail_sum_tile(p.c, p.ldc, p.m, p.n, p.beta,
+                  reinterpret_cast<const double2 *>(p.tail_work + (long long)tail * p.tail_splits * TBM * TBN),
+                  p.tail_splits, sm0, sn0);
   }
 }
 
@@ -328,11 +464,25 @@ static __device__ __forceinline__ void gemm(const dlg_dgemm_args &p)
   {                                                                                    \
     dmma::gemm<AKC, BKC>(p);                                                           \
   }
+#define DLG_DGEMM_TAIL(NAME, AKC, BKC)                                               \
+  extern "C" __global__ void __launch_bounds__(DLG_DGEMM_THREADS, DLG_DGEMM_BLOCKS_PER_SM) \
+      NAME(dlg_dgemm_args p)                                                           \
+  {                                                                                    \
+    dmma::gemm_tail<AKC, BKC>(p);                                                   \
+  }
+/* dlg_dgemm_dmma_<ab> and their twins for a split last wave, dlg_dgemm_tail_<ab>: two
+ * kernels, not one with a branch, as the SIMT kernels (registers are
+ * allocated over the whole kernel; sgemm_simt.cu says what that cost). */
 DLG_DGEMM_KERNEL(dlg_dgemm_dmma_rr, false, false)
 DLG_DGEMM_KERNEL(dlg_dgemm_dmma_rk, false, true)
 DLG_DGEMM_KERNEL(dlg_dgemm_dmma_kr, true, false)
 DLG_DGEMM_KERNEL(dlg_dgemm_dmma_kk, true, true)
+DLG_DGEMM_TAIL(dlg_dgemm_tail_rr, false, false)
+DLG_DGEMM_TAIL(dlg_dgemm_tail_rk, false, true)
+DLG_DGEMM_TAIL(dlg_dgemm_tail_kr, true, false)
+DLG_DGEMM_TAIL(dlg_dgemm_tail_kk, true, true)
 #undef DLG_DGEMM_KERNEL
+#undef DLG_DGEMM_TAIL
 
 /* Split-K's second pass (dgemm.c): C = the sum of the splits' partial
  * products (each alpha op(A) op(B) over its range of k, m x n column-major,

@@ -159,6 +159,8 @@ static void load(void)
   config.sgemm_sgpr = PARSE_CHOICE("DLGEMM_SGEMM_KERNEL", "simt or sgpr", "simt", "sgpr");
   config.streamk = (const int[]){-1, 1, 0}[PARSE_CHOICE("DLGEMM_SGEMM_STREAMK", "auto, on or off",
                                                         "auto", "on", "off")];
+  config.dgemm_tail = (const int[]){-1, 1, 0}[PARSE_CHOICE("DLGEMM_DGEMM_TAIL", "auto, on or off",
+                                                           "auto", "on", "off")];
   /* the tensor-core family, for tests and measurements; wgmma still needs
    * sm_90a and TMA-legal operands */
   config.hgemm_kernel = PARSE_CHOICE("DLGEMM_HGEMM_KERNEL", "auto, mma or wgmma", "auto", "mma",

@@ -266,9 +266,12 @@ static int setup(dlg_cuda_device *dev, int ordinal, char *why, size_t len)
   if (!r) r = get_kernel(cu, dev, "sgemm_sgpr", "dlg_sgemm_sgpr_64x128", 0, &dev->sgpr);
   if (!r) r = get_kernel(cu, dev, "sgemm_sgpr", "dlg_sgemm_sgpr_64x128_edge", 0, &dev->sgpr_edge);
   for (t = 0; !r && t < 4; t++) {
-    static const char *const names[4] = {"dlg_dgemm_dmma_rr", "dlg_dgemm_dmma_rk",
-                                         "dlg_dgemm_dmma_kr", "dlg_dgemm_dmma_kk"};
-    r = get_kernel(cu, dev, "dgemm_dmma", names[t], DLG_DGEMM_SMEM, &dev->dgemm[t]);
+    static const char *const ab[4] = {"rr", "rk", "kr", "kk"};
+    char name[32];
+    snprintf(name, sizeof name, "dlg_dgemm_dmma_%s", ab[t]);
+    r = get_kernel(cu, dev, "dgemm_dmma", name, DLG_DGEMM_SMEM, &dev->dgemm[t]);
+    snprintf(name, sizeof name, "dlg_dgemm_tail_%s", ab[t]);
+    if (!r) r = get_kernel(cu, dev, "dgemm_dmma", name, DLG_DGEMM_SMEM, &dev->dgemm_tail[t]);
   }
   if (!r)
     r = get_kernel(cu, dev, "dgemm_dmma", "dlg_dgemm_splitk_reduce", 0, &dev->dgemm_splitk_reduce);

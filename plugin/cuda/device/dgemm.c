@@ -4,10 +4,13 @@
  *
  * One tile shape: the kernel exists for the host-array engine's large tiles,
  * float64 tensors and the factorizations; what it needs to know is the
- * orientation (orient.h), which operands allow 16-byte copies, and whether
- * k is long enough against C's tiles to be split.
+ * orientation (orient.h), which operands allow 16-byte copies, whether
+ * k is long enough against C's tiles to be split, and whether the grid's
+ * last wave is partial enough to be split along k.
  */
+#include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include "core/config.h"
 #include "core/errors.h"
 #include "cuda/device/driver.h"
@@ -34,6 +37,61 @@ static int splits_for(const dlg_cuda_device *dev, const dlg_dgemm_args *a, long 
   s = wave / tiles;
   if (s > a->k / 256) s = a->k / 256;
   return s < 2 ? 1 : (int)s;
+}
+
+/* The last wave split along k (dgemm_dmma.cu, gemm_tail): the grid's full
+ * waves of whole tiles, then the r tiles of a partial last wave each cut
+ * into s chunks of k, so that the slots of that wave have work: s = the
+ * slots over r, at most 16 (one block adds a tile's parts: 16 is 1 MB).
+ * By choice (auto) only where that wave is nearly empty - s of 8 or more,
+ * products of a full wave or more (fewer tiles are split-K's, above), each
+ * chunk 8 k-steps or more - because a partial wave costs less than a whole
+ * one: its blocks have an SM each, where a full wave's share one two by
+ * two.  Measured on the H100 (bench/NOTES.md): 8192^3 (8 tiles in the 32nd
+ * wave, s = 16) 0.93 -> 0.94-0.95 of cuBLAS; 3000^3 (72 tiles, s = 3)
+ * 0.87 -> 0.83.  DLGEMM_DGEMM_TAIL=on takes every single product of two
+ * k-steps or more (tests: every tile of a product under a wave is then
+ * split), off none.  Returns s (0: no split) and the whole tiles in *dp. */
+enum { TAIL_MAX_SPLITS = 16, TAIL_MIN_SPLITS = 8, TAIL_MIN_STEPS = 8 };
+static int tail_splits(const dlg_cuda_device *dev, const dlg_dgemm_args *a, long long batch,
+                       long long *dp)
+{
+  const int mode = dlg_config_get()->dgemm_tail;
+  const long long tiles = tiles_of(a), slots = (long long)dev->sms * DLG_DGEMM_BLOCKS_PER_SM;
+  const long long iters = (a->k + DLG_DGEMM_BK - 1) / DLG_DGEMM_BK, r = tiles % slots;
+  const long long steps = mode > 0 ? 1 : TAIL_MIN_STEPS;
+  long long s, chunk;
+  *dp = tiles - r;
+  if (mode == 0 || batch != 1 || r == 0 || iters < 2 ||
+      (mode < 0 && (tiles < slots || iters < 32)))
+    return 0;
+  s = slots / r < TAIL_MAX_SPLITS ? slots / r : TAIL_MAX_SPLITS;
+  if (s > iters / steps) s = iters / steps;
+  if (s < (mode > 0 ? 2 : TAIL_MIN_SPLITS)) return 0;
+  chunk = (iters + s - 1) / s; /* s realizable: no chunk empty */
+  return (int)((iters + chunk - 1) / chunk);
+}
+
+/* The grid of whole tiles dp and r tiles in s chunks each, the parts in a
+ * pooled workspace with one zeroed counter a split tile behind it. */
+static CUresult launch_tail(const dlg_cuda_api *cu, dlg_cuda_device *dev, int kernel,
+                            const dlg_dgemm_args *a, long long dp, int s, CUstream stream)
+{
+  const long long r = tiles_of(a) - dp, iters = (a->k + DLG_DGEMM_BK - 1) / DLG_DGEMM_BK;
+  const size_t parts = (size_t)(r * s) * DLG_DGEMM_BM * DLG_DGEMM_BN * 8;
+  dlg_dgemm_args p = *a;
+  void *params[] = {&p};
+  CUdeviceptr work;
+  CUresult rc;
+  if ((rc = cu->MemAllocFromPoolAsync(&work, parts + (size_t)r * 4, dev->pool, stream))) return rc;
+  p.tail_dp = (int)dp, p.tail_splits = s, p.tail_chunk = (int)((iters + s - 1) / s);
+  p.tail_work = (double *)(uintptr_t)work, p.tail_count = (int *)(uintptr_t)(work + parts);
+  rc = cu->MemsetD32Async(work + parts, 0, (size_t)r, stream);
+  if (!rc)
+    rc = cu->LaunchKernel(dev->dgemm_tail[kernel], (unsigned)(dp + r * s), 1, 1, DLG_DGEMM_THREADS,
+                          1, 1, DLG_DGEMM_SMEM, stream, params, NULL);
+  cu->MemFreeAsync(work, stream);
+  return rc;
 }
 
 static CUresult launch(const dlg_cuda_api *cu, const dlg_cuda_device *dev, int kernel,
@@ -87,7 +145,8 @@ dlgemm_status dlg_cuda_dgemm(dlg_cuda_device *dev, const dlg_gemm *g, CUstream s
   dlg_dgemm_args a;
   int64_t m, n;
   long long b0;
-  int kernel, splits;
+  int kernel, splits, tail = 0;
+  long long dp = 0;
   CUresult r = CUDA_SUCCESS;
 
   if (g->m > INT32_MAX || g->n > INT32_MAX || g->k > INT32_MAX)
@@ -104,8 +163,12 @@ dlgemm_status dlg_cuda_dgemm(dlg_cuda_device *dev, const dlg_gemm *g, CUstream s
   a.b = (const double *)op2.data, a.ldb = op2.ld, a.sb = op2.bs, a.vec_b = op2.vec;
   a.c = (double *)g->c.data, a.ldc = dlg_ld(&g->c), a.sc = g->c.bs;
   kernel = op1.kc * 2 + op2.kc;
+  memset((char *)&a + offsetof(dlg_dgemm_args, tail_dp), 0,
+         sizeof a - offsetof(dlg_dgemm_args, tail_dp)); /* no tail by accident */
   if ((splits = splits_for(dev, &a, g->batch)) > 1) {
     r = launch_split(cu, dev, kernel, &a, &op1, &op2, splits, stream);
+  } else if ((tail = tail_splits(dev, &a, g->batch, &dp)) > 1) {
+    r = launch_tail(cu, dev, kernel, &a, dp, tail, stream);
   } else {
     for (b0 = 0; b0 < g->batch && !r; b0 += zmax) {
       dlg_dgemm_args p = a;
@@ -116,6 +179,7 @@ dlgemm_status dlg_cuda_dgemm(dlg_cuda_device *dev, const dlg_gemm *g, CUstream s
   if (r)
     return dlg_fail(DLGEMM_ERR_BACKEND_FAILED, "CUDA kernel launch failed: %s", dlg_cuda_error(r));
   if (dlg_config_get()->verbose) /* the DLGEMM_VERBOSE line names the kernel */
-    dlg_note("DMMA %dx%d tile, k in %d split(s)", DLG_DGEMM_BM, DLG_DGEMM_BN, splits);
+    dlg_note("DMMA %dx%d tile, k in %d split(s)%s", DLG_DGEMM_BM, DLG_DGEMM_BN, splits,
+             tail ? ", the last wave's tiles in chunks of k" : "");
   return DLGEMM_OK;
 }
