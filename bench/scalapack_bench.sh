@@ -91,9 +91,11 @@ for run in $runs; do
     fi
   } 2>&1 | tee "$out/pdbench_$run.txt"
 done
-# Each dlgemm rank's calls at a small size, verbose: which device took them.
+# Each dlgemm rank's calls at a small size, verbose, with the last run's
+# settings: which device took them.
 if [ "$gpus" -gt 0 ]; then
-  run -x LD_PRELOAD="$lib" -x DLGEMM_VERBOSE=1 --output-filename "$out/verbose" \
+  [ $run = openblas ] && extra=()
+  run -x LD_PRELOAD="$lib" -x DLGEMM_VERBOSE=1 "${extra[@]}" --output-filename "$out/verbose" \
     "$bin" pdgemm 4096 "$nb" 1 >/dev/null 2>&1
   for f in "$out"/verbose/*/rank.*/stderr; do
     [ -e "$f" ] || continue
