@@ -75,19 +75,30 @@ static int orient(const dlg_gemm *g, dlg_narrow_args *a)
   return wk == 1 ? DLG_NARROW_DOT : DLG_NARROW_AXPY;
 }
 
-/* Splits of k for `blocks` blocks of rows (times the batch): enough blocks
- * for two rounds of the kernel's slots on every SM, so that the SMs keep
- * enough of W in flight while the last blocks finish; each split streams
- * at least 1 KB of each of its rows, so that a block's staging of X and its
- * sums' trip through the workspace stay small beside it.
- * DLGEMM_NARROW_SPLITS pins the count. */
+/* Splits of k for `blocks` blocks of rows (times the batch): the count
+ * whose waves over the kernel's slots cost least, each block's k-chunk
+ * counted with a fixed BLOCK_K more for staging X and its sums' trip
+ * through the workspace, each split streaming at least 1 KB of each of its
+ * rows, up to 8 waves.  A count that leaves the last wave part full pays
+ * for all of it: FP64 8192 x 8 x 8192 (128 blocks for 264 slots) ran at 0.75 of cuBLAS
+ * with 5 splits (640 blocks, 2.4 waves), 0.83-0.86 with 2, 4 or 32 (H100,
+ * bench/NOTES.md).  DLGEMM_NARROW_SPLITS pins the count. */
+enum { BLOCK_K = 128 };
 static void split(const dlg_cuda_device *dev, int occupancy, long long blocks, size_t es,
                   dlg_narrow_args *a)
 {
   const int pin = dlg_config_get()->narrow_splits;
+  const long long slots = (long long)dev->sms * occupancy;
   const long long most = pin ? (a->k + DLG_NARROW_KALIGN - 1) / DLG_NARROW_KALIGN
                              : a->k / (1024 / (long long)es);
-  long long s = pin ? pin : (2LL * dev->sms * occupancy + blocks - 1) / blocks;
+  const long long cap = 8 * slots / (blocks > 0 ? blocks : 1) + 1; /* up to 8 waves */
+  long long s = pin ? pin : 1, t;
+  double best = 0;
+  for (t = 1; !pin && t <= most && t <= cap && t <= 65535; t++) {
+    const double waves = (double)((blocks * t + slots - 1) / slots);
+    const double cost = waves * ((double)a->k / (double)t + BLOCK_K);
+    if (t == 1 || cost < best) best = cost, s = t;
+  }
   if (s > most) s = most;
   if (s > 65535) s = 65535;
   if (s < 1) s = 1;
