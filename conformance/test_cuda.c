@@ -53,8 +53,8 @@ int main(int argc, char **argv)
       CU(cu.MemcpyHtoD(d[i], host[i], (size_t)total[i] * es));
       shp[i][0] = bcast ? 1 : batch, shp[i][1] = rows[i], shp[i][2] = cols[i];
       str[i][0] = matrix, str[i][1] = colmaj ? 1 : ld, str[i][2] = colmaj ? ld : 1;
-      tt[i] = (DLTensor){(void *)(uintptr_t)d[i], {kDLCUDA, 0}, 3, {kDLFloat, (uint8_t)(es * 8), 1}, shp[i],
-                         str[i], 0};
+      tt[i] = (DLTensor){(void *)(uintptr_t)d[i], {kDLCUDA, 0}, 3, {kDLFloat, (uint8_t)(es * 8), 1},
+                         shp[i], str[i], 0};
     }
     /* a copy from pageable memory may return before its DMA lands, and the
      * product runs on a non-blocking stream: wait for the copies */

@@ -126,7 +126,8 @@ int main(int argc, char **argv)
       const int colmaj = rng_int(&r, 2), bcast = i < 2 && rng_int(&r, 3) == 0;
       /* tight, padded by 0-8, or rounded up to 16 bytes (as frameworks
        * allocate: TMA-legal, and C's rows past m then lie in its padding) */
-      const int64_t len = colmaj ? rows[i] : cols[i], lds[3] = {len, len + rng_int(&r, 9), (len + 7) / 8 * 8};
+      const int64_t len = colmaj ? rows[i] : cols[i];
+      const int64_t lds[3] = {len, len + rng_int(&r, 9), (len + 7) / 8 * 8};
       const int64_t ld = lds[rng_int(&r, 3)];
       const int64_t matrix = ld * (colmaj ? cols[i] : rows[i]);
       op[i].type = i < 2 ? in : out;
@@ -203,8 +204,10 @@ int main(int argc, char **argv)
       for (p = 0; p < batch; p++)
         for (e = 0; e < m * n; e++) in_c[p * str[2][0] + e % m * str[2][1] + e / m * str[2][2]] = 1;
       for (e = 0; e < op[2].total; e++)
-        if (!in_c[e] && memcmp((char *)op[2].host + e * esize(out), (char *)c0 + e * esize(out), esize(out))) {
-          if (!outside++) fprintf(stderr, "  element %lld of C's buffer, outside C, written\n", (long long)e);
+        if (!in_c[e] && memcmp((char *)op[2].host + e * esize(out), (char *)c0 + e * esize(out),
+                               esize(out))) {
+          if (!outside++)
+            fprintf(stderr, "  element %lld of C's buffer, outside C, written\n", (long long)e);
           bad++;
         }
       free(in_c);

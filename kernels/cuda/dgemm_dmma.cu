@@ -425,7 +425,7 @@ static __device__ __noinline__ void tail_sum_tile(double *c, long long ldc, int 
  * behind them, in the same launch, the tiles of the last (partial) wave cut
  * into tail_splits chunks of k, so that every slot of that wave has work
  * (at 8192^3, 8192 tiles of 128 x 64 for 264 slots leave 8 tiles to a 32nd
- * wave; at 3000^3, 72 tiles to a fifth).  One segment a block, no loop
+ * wave; dgemm.c says when it pays).  One segment a block, no loop
  * around the product: a loop over segments (stream-K, as the SIMT kernels
  * have it) kept values through the main loop and spilled at 255 registers.
  * A chunk's block writes its part to the workspace, counts itself in at
@@ -450,8 +450,8 @@ static __device__ __forceinline__ void gemm_tail(const dlg_dgemm_args &p)
     int sm0, sn0;
     __threadfence();
     tile_at(p, p.tail_dp + tail, sm0, sn0);
-    tail_sum_tile(p.c, p.ldc, p.m, p.n, p.beta,
-                  reinterpret_cast<const double2 *>(p.tail_work + (long long)tail * p.tail_splits * TBM * TBN),
+    const double *parts = p.tail_work + (long long)tail * p.tail_splits * TBM * TBN;
+    tail_sum_tile(p.c, p.ldc, p.m, p.n, p.beta, reinterpret_cast<const double2 *>(parts),
                   p.tail_splits, sm0, sn0);
   }
 }
@@ -464,15 +464,16 @@ static __device__ __forceinline__ void gemm_tail(const dlg_dgemm_args &p)
   {                                                                                    \
     dmma::gemm<AKC, BKC>(p);                                                           \
   }
-#define DLG_DGEMM_TAIL(NAME, AKC, BKC)                                               \
+#define DLG_DGEMM_TAIL(NAME, AKC, BKC)                                                 \
   extern "C" __global__ void __launch_bounds__(DLG_DGEMM_THREADS, DLG_DGEMM_BLOCKS_PER_SM) \
       NAME(dlg_dgemm_args p)                                                           \
   {                                                                                    \
-    dmma::gemm_tail<AKC, BKC>(p);                                                   \
+    dmma::gemm_tail<AKC, BKC>(p);                                                      \
   }
-/* dlg_dgemm_dmma_<ab> and their twins for a split last wave, dlg_dgemm_tail_<ab>: two
- * kernels, not one with a branch, as the SIMT kernels (registers are
- * allocated over the whole kernel; sgemm_simt.cu says what that cost). */
+/* dlg_dgemm_dmma_<ab> and their twins for a split last wave,
+ * dlg_dgemm_tail_<ab>: two kernels, not one with a branch, as the SIMT
+ * kernels (registers are allocated over the whole kernel; sgemm_simt.cu
+ * says what that cost). */
 DLG_DGEMM_KERNEL(dlg_dgemm_dmma_rr, false, false)
 DLG_DGEMM_KERNEL(dlg_dgemm_dmma_rk, false, true)
 DLG_DGEMM_KERNEL(dlg_dgemm_dmma_kr, true, false)

@@ -203,7 +203,8 @@ int dlg_cuda_wgmma_launch(dlg_cuda_device *dev, int kind, int64_t batch, const d
   /* below a 128 x 128 product, half the tile or more would be padding -
    * except for those of 16 columns or fewer that narrow.c sends here, which
    * stream their wide operand and are bound by memory, not flops */
-  if (want != 2 && (a->m < 128 || a->n < 128) && (a->m > DLG_NARROW_MAX_NN && a->n > DLG_NARROW_MAX_NN))
+  if (want != 2 && (a->m < 128 || a->n < 128) && a->m > DLG_NARROW_MAX_NN &&
+      a->n > DLG_NARROW_MAX_NN)
     return 0;
   if (tensor_map(cu, &ma, kind, first, first->kc ? (uint64_t)a->k : (uint64_t)rows << tf,
                  (uint64_t)(first->kc ? rows : a->k >> tf), batch, 64,

@@ -24,9 +24,10 @@
  * address, on a chip with the wgmma kernels, go to those, split along k
  * (hgemm.c): a 128-wide tile is mostly padding there too, but the tensor
  * cores have the flops to spare and TMA keeps more of W in flight than
- * these kernels' loads do (H100: bf16 4096 x 16 x 4096 0.63 -> 0.87 of
- * cuBLAS, 11008 x 8 x 4096 0.78 -> 1.01, f16 4096 x 16 NN 0.56 -> 0.93).
- * 1 to 4 columns stay here (bf16 4096 x 1 at 1.10 of cuBLAS).
+ * these kernels' loads do (H100, four runs: bf16 4096 x 16 x 4096 0.58
+ * -> 0.83-0.89 of cuBLAS, 11008 x 8 x 4096 0.80 -> 0.90-0.93, f16 4096 x
+ * 16 NN 0.56 -> 0.87-0.92).  1 to 4 columns stay here (bf16 4096 x 1 at
+ * 1.00-1.05 of cuBLAS).
  */
 #include <stdint.h>
 #include <string.h>
@@ -80,9 +81,9 @@ static int orient(const dlg_gemm *g, dlg_narrow_args *a)
  * counted with a fixed BLOCK_K more for staging X and its sums' trip
  * through the workspace, each split streaming at least 1 KB of each of its
  * rows, up to 8 waves.  A count that leaves the last wave part full pays
- * for all of it: FP64 8192 x 8 x 8192 (128 blocks for 264 slots) ran at 0.75 of cuBLAS
- * with 5 splits (640 blocks, 2.4 waves), 0.83-0.86 with 2, 4 or 32 (H100,
- * bench/NOTES.md).  DLGEMM_NARROW_SPLITS pins the count. */
+ * for all of it: FP64 8192 x 8 x 8192 (128 blocks for 264 slots) ran at
+ * 0.75 of cuBLAS with 5 splits (640 blocks, 2.4 waves), 0.83-0.86 with 2,
+ * 4 or 32 (H100, bench/NOTES.md).  DLGEMM_NARROW_SPLITS pins the count. */
 enum { BLOCK_K = 128 };
 static void split(const dlg_cuda_device *dev, int occupancy, long long blocks, size_t es,
                   dlg_narrow_args *a)
