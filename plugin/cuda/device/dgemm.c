@@ -8,7 +8,6 @@
  * k is long enough against C's tiles to be split, and whether the grid's
  * last wave is partial enough to be split along k.
  */
-#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 #include "core/config.h"
@@ -151,6 +150,7 @@ dlgemm_status dlg_cuda_dgemm(dlg_cuda_device *dev, const dlg_gemm *g, CUstream s
 
   if (g->m > INT32_MAX || g->n > INT32_MAX || g->k > INT32_MAX)
     return dlg_fail(DLGEMM_ERR_TOO_LARGE, "m, n and k must each fit in 32 bits");
+  memset(&a, 0, sizeof a); /* no tail fields by accident */
   dlg_orient(g, &op1, &op2, &m, &n);
   a.m = (int)m, a.n = (int)n, a.k = (int)g->k;
   if (tiles_of(&a) > INT32_MAX)
@@ -163,8 +163,6 @@ dlgemm_status dlg_cuda_dgemm(dlg_cuda_device *dev, const dlg_gemm *g, CUstream s
   a.b = (const double *)op2.data, a.ldb = op2.ld, a.sb = op2.bs, a.vec_b = op2.vec;
   a.c = (double *)g->c.data, a.ldc = dlg_ld(&g->c), a.sc = g->c.bs;
   kernel = op1.kc * 2 + op2.kc;
-  memset((char *)&a + offsetof(dlg_dgemm_args, tail_dp), 0,
-         sizeof a - offsetof(dlg_dgemm_args, tail_dp)); /* no tail by accident */
   if ((splits = splits_for(dev, &a, g->batch)) > 1) {
     r = launch_split(cu, dev, kernel, &a, &op1, &op2, splits, stream);
   } else if ((tail = tail_splits(dev, &a, g->batch, &dp)) > 1) {
