@@ -55,9 +55,10 @@
  *   not stored.
  * - Too few rows for the SMs (4096 rows are 32 blocks of 128) are made up
  *   by splitting k across blocks (blockIdx.y): each split writes its
- *   unscaled sums to a workspace and dlg_narrow_reduce_* adds them in split
- *   order (deterministic), then applies alpha, beta and C's type.  Split
- *   boundaries are multiples of DLG_NARROW_KALIGN (both kernels' steps).
+ *   unscaled sums to a workspace and counts itself in; the last of a block
+ *   of rows to arrive adds them in split order (deterministic) and applies
+ *   alpha, beta and C's type.  Split boundaries are multiples of
+ *   DLG_NARROW_KALIGN (both kernels' steps).
  * - beta == 0 never reads C; alpha == 0 arrives as k == 0 (W and X not read).
  */
 #include <cuda_bf16.h>
@@ -212,9 +213,48 @@ static __device__ __forceinline__ void store_c(const dlg_narrow_args &a, long lo
   *p = a.beta != 0.0 ? __fma_rn(a.beta, *p, r) : r;
 }
 
+/* The splits' partial sums of C(i, j) of batch entry z, added in split
+ * order (the same sum whichever pass adds them); unrolled so that several
+ * partials' loads are in flight at once, and past L1, which may hold
+ * nothing of another block's writes but must not. */
+template <typename A>
+static __device__ __forceinline__ A sum_splits(const dlg_narrow_args &a, long long z, int i, int j)
+{
+  const long long per = (long long)a.rows * a.nn;
+  const A *p = static_cast<const A *>(a.work) + z * a.splits * per + (long long)j * a.rows + i;
+  A s = A(0);
+#pragma unroll 4
+  for (int q = 0; q < a.splits; q++) s += __ldcg(p + q * per);
+  return s;
+}
+
+/* After a split's partials of `rows` rows from row0: the last of the
+ * splits to arrive adds them all into C.  (Not inlined, the call's saved
+ * registers spilled 12-68 bytes in four kernels.) */
+template <typename A>
+static __device__ __forceinline__ void last_split(const dlg_narrow_args &a, int rows, int row0, int z)
+{
+  /* (the count's index in 32 bits: a 64-bit one spilled dot_f32_8; it
+   * fits, as the workspace of nb x grid blocks of 32 rows or more was
+   * allocated) */
+  __threadfence(); /* this block's partials, before its arrival is counted */
+  if (!__syncthreads_or(threadIdx.x == 0 &&
+                        atomicAdd(a.count + (z * (int)gridDim.x + (int)blockIdx.x), 1) ==
+                            a.splits - 1))
+    return;
+  __threadfence(); /* the others' partials, counted before, are read after */
+  for (int e = (int)threadIdx.x; e < rows * a.nn; e += THREADS) {
+    const int i = row0 + e % rows, j = e / rows;
+    if (i < a.rows) store_c(a, z, i, j, sum_splits<A>(a, z, i, j));
+  }
+}
+
 /* The block's sums, res[j * ROWS + i] for its ROWS rows from row0, to the
  * workspace or to C: one call site for the whole epilogue (inlined once,
- * not once per accumulator), consecutive threads on consecutive rows. */
+ * not once per accumulator), consecutive threads on consecutive rows.
+ * With count, the last of these rows' splits to get here adds them all
+ * into C: no second kernel, whose launch and few loads in flight cost 5-6
+ * us of a 31 us FP32 GEMV (H100, ncu; bench/NOTES.md). */
 template <int ROWS, typename A>
 static __device__ __forceinline__ void put_block(const dlg_narrow_args &a, const A *res, int row0,
                                                  int s, int z)
@@ -227,6 +267,9 @@ static __device__ __forceinline__ void put_block(const dlg_narrow_args &a, const
     else
       store_c(a, z, i, j, res[e]);
   }
+#if __CUDA_ARCH__ >= 900 /* older targets: 4-60 bytes spilled; the reduce kernel instead */
+  if (a.work && a.count) last_split<A>(a, ROWS, row0, z);
+#endif
 }
 
 /* ---- dot: W k-contiguous ---- */
@@ -499,26 +542,18 @@ static __device__ __forceinline__ void axpy(const dlg_narrow_args &a)
   else axpy_rows<T, NN, false>(a, sm);
 }
 
-/* The splits' sums of each (batch entry, row, column), in split order:
- * a thread per row (blockIdx.x), columns and batch entries over the grid's
- * y and z.  No index is divided (a 64-bit division per element made this
- * pass cost a third of a split decode product), and the split loop is
- * unrolled so that several partials' loads are in flight at once. */
+/* The splits' sums of each (batch entry, row, column), for products split
+ * elsewhere (hgemm.c): a thread per row (blockIdx.x), columns and batch
+ * entries over the grid's y and z.  No index is divided (a 64-bit division
+ * per element made this pass cost a third of a split decode product). */
 template <typename A>
 static __device__ __forceinline__ void reduce(const dlg_narrow_args &a, int batch)
 {
-  const long long per = (long long)a.rows * a.nn;
   const int i = (int)(blockIdx.x * blockDim.x + threadIdx.x);
   if (i >= a.rows) return;
   for (int z = (int)blockIdx.z; z < batch; z += (int)gridDim.z)
-    for (int j = (int)blockIdx.y; j < a.nn; j += (int)gridDim.y) {
-      const A *p = static_cast<const A *>(a.work) + (long long)z * a.splits * per +
-                   (long long)j * a.rows + i;
-      A s = A(0);
-#pragma unroll 4
-      for (int q = 0; q < a.splits; q++) s += p[q * per];
-      store_c(a, z, i, j, s);
-    }
+    for (int j = (int)blockIdx.y; j < a.nn; j += (int)gridDim.y)
+      store_c(a, z, i, j, sum_splits<A>(a, z, i, j));
 }
 
 /* ---- tc: 16-bit W k-contiguous, nn 5 to 16, on the tensor cores ----
@@ -679,6 +714,13 @@ DLG_NARROW_TC(f16, __half, 8)
 DLG_NARROW_TC(f16, __half, 16)
 DLG_NARROW_TC(bf16, __nv_bfloat16, 8)
 DLG_NARROW_TC(bf16, __nv_bfloat16, 16)
+
+/* Present where put_block adds the splits itself (sm_90 code): the
+ * launcher looks for it to know whether to pass a count or run the reduce
+ * kernel after the split product. */
+#if __CUDA_ARCH__ >= 900
+extern "C" __global__ void dlg_narrow_sums_in_kernel(void) {}
+#endif
 
 extern "C" __global__ void __launch_bounds__(256) dlg_narrow_reduce_f(const dlg_narrow_args a,
                                                                       int batch)

@@ -18,11 +18,15 @@
  * Split s (blockIdx.y) covers k in [s * kchunk, min(k, (s + 1) * kchunk)).
  * With work NULL the blocks write C; otherwise each writes its unscaled
  * partial sums to work[((z * splits + s) * nn + j) * rows + i] (float, or
- * double for the FP64 kernels) and dlg_narrow_reduce_* adds them into C.
- * alpha == 0 arrives as k == 0: A and B are not read. */
+ * double for the FP64 kernels), and they are added into C in split order:
+ * with count (zeroed, an int per block of rows: count[z * gridDim.x +
+ * blockIdx.x]) by the last of the block's splits to arrive, in the same
+ * kernel; without it (hgemm.c's split wgmma products) by
+ * dlg_narrow_reduce_*.  alpha == 0 arrives as k == 0: A and B are not read. */
 typedef struct dlg_narrow_args {
   const void *w, *x;
   void *c, *work;
+  int *count;
   long long ldw, xks, xjs, crs, ccs;
   long long sw, sx, sc; /* batch strides (elements); 0 broadcasts */
   double alpha, beta;   /* the float kernels round them to float */

@@ -187,6 +187,11 @@ static void load_narrow(const dlg_cuda_api *cu, dlg_cuda_device *dev)
   }
   if (!r) r = get_kernel(cu, dev, "narrow", "dlg_narrow_reduce_f", 0, &dev->narrow_reduce[0]);
   if (!r) r = get_kernel(cu, dev, "narrow", "dlg_narrow_reduce_d", 0, &dev->narrow_reduce[1]);
+  if (!r) {
+    CUfunction marker;
+    dev->narrow_sums_in_kernel =
+        get_kernel(cu, dev, "narrow", "dlg_narrow_sums_in_kernel", 0, &marker) == CUDA_SUCCESS;
+  }
   if (r) {
     memset(dev->narrow, 0, sizeof dev->narrow);
     memset(dev->narrow_tc, 0, sizeof dev->narrow_tc);

@@ -52,6 +52,7 @@ typedef struct dlg_cuda_device {
   CUfunction narrow[2][DLG_NARROW_TYPES][DLG_NARROW_BUCKETS];
   int narrow_occ[2][DLG_NARROW_TYPES][DLG_NARROW_BUCKETS];
   CUfunction narrow_reduce[2];
+  int narrow_sums_in_kernel; /* split narrow products add their splits (narrow.cu) */
   /* narrow.cu's tensor-core dot kernels, [f16, bf16][nn up to 8, 16]; NULL where absent */
   CUfunction narrow_tc[2][2];
   int narrow_tc_occ[2][2];

@@ -111,25 +111,31 @@ static void split(const dlg_cuda_device *dev, int occupancy, long long blocks, s
 }
 
 /* The kernel on nb batch entries, blocks of block_rows rows; split k, its
- * partial sums go through a pooled workspace and the reduce kernel.  No
- * workspace to be had: one split, the kernel writing C itself. */
+ * partial sums go through a pooled workspace, followed by a zeroed count
+ * per block of rows whose last split adds them (narrow_args.h), or on
+ * code older than sm_90 by the reduce kernel after it (narrow.cu says
+ * why).  No workspace to be had: one split, the kernel writing C itself. */
 static CUresult launch(const dlg_cuda_api *cu, const dlg_cuda_device *dev, CUfunction f,
                        int f64, dlg_narrow_args p, int block_rows, int nb, CUstream stream)
 {
-  const size_t acc = f64 ? 8 : 4;
+  const size_t parts = (size_t)nb * p.splits * p.rows * p.nn * (f64 ? 8 : 4);
+  const unsigned grid = (unsigned)((p.rows + block_rows - 1) / block_rows);
   CUdeviceptr work = 0;
-  CUresult r;
+  CUresult r = CUDA_SUCCESS;
   void *params[] = {&p};
   if (p.splits > 1 &&
-      cu->MemAllocFromPoolAsync(&work, (size_t)nb * p.splits * p.rows * p.nn * acc, dev->pool,
+      cu->MemAllocFromPoolAsync(&work, parts + (size_t)nb * grid * sizeof(int), dev->pool,
                                 stream)) {
     p.kchunk = (p.k + DLG_NARROW_KALIGN - 1) / DLG_NARROW_KALIGN * DLG_NARROW_KALIGN;
     p.splits = 1, work = 0;
   }
   p.work = (void *)(uintptr_t)work;
-  r = cu->LaunchKernel(f, (unsigned)((p.rows + block_rows - 1) / block_rows), (unsigned)p.splits,
-                       (unsigned)nb, DLG_NARROW_THREADS, 1, 1, 0, stream, params, NULL);
-  if (!r && work) r = dlg_cuda_splits_reduce(cu, dev, f64, &p, nb, stream);
+  p.count = work && dev->narrow_sums_in_kernel ? (int *)(uintptr_t)(work + parts) : NULL;
+  if (p.count) r = cu->MemsetD32Async(work + parts, 0, (size_t)nb * grid, stream);
+  if (!r)
+    r = cu->LaunchKernel(f, grid, (unsigned)p.splits, (unsigned)nb, DLG_NARROW_THREADS, 1, 1, 0,
+                         stream, params, NULL);
+  if (!r && work && !p.count) r = dlg_cuda_splits_reduce(cu, dev, f64, &p, nb, stream);
   if (work) cu->MemFreeAsync(work, stream);
   return r;
 }
