@@ -215,8 +215,8 @@ static __device__ __forceinline__ void store_c(const dlg_narrow_args &a, long lo
 
 /* The splits' partial sums of C(i, j) of batch entry z, added in split
  * order (the same sum whichever pass adds them); unrolled so that several
- * partials' loads are in flight at once, and past L1, which may hold
- * nothing of another block's writes but must not. */
+ * partials' loads are in flight at once, and read past L1 (__ldcg): they
+ * are other blocks' writes, and an SM's L1 is not kept coherent with them. */
 template <typename A>
 static __device__ __forceinline__ A sum_splits(const dlg_narrow_args &a, long long z, int i, int j)
 {
@@ -229,8 +229,8 @@ static __device__ __forceinline__ A sum_splits(const dlg_narrow_args &a, long lo
 }
 
 /* After a split's partials of `rows` rows from row0: the last of the
- * splits to arrive adds them all into C.  (Not inlined, the call's saved
- * registers spilled 12-68 bytes in four kernels.) */
+ * splits to arrive adds them all into C.  Inlined: as a called function
+ * its saved registers spilled 12-68 bytes in four kernels. */
 template <typename A>
 static __device__ __forceinline__ void last_split(const dlg_narrow_args &a, int rows, int row0, int z)
 {
