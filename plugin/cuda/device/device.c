@@ -327,3 +327,19 @@ int dlg_cuda_device_probe(int ordinal, char *why, size_t len)
   }
   return dlg_device_probe(&devices_once, ordinal, setup_device, "CUDA", why, len);
 }
+
+CUresult dlg_cuda_counted_work(const dlg_cuda_api *cu, const dlg_cuda_device *dev, size_t parts,
+                               size_t counters, CUstream s, CUdeviceptr *work, CUdeviceptr *counts)
+{
+  CUresult r = cu->MemAllocFromPoolAsync(work, parts + counters * sizeof(int), dev->pool, s);
+  if (r) {
+    *work = 0;
+    return r;
+  }
+  *counts = *work + parts;
+  if (counters && (r = cu->MemsetD32Async(*counts, 0, counters, s))) {
+    cu->MemFreeAsync(*work, s);
+    *work = 0;
+  }
+  return r;
+}

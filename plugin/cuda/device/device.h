@@ -70,4 +70,12 @@ dlg_cuda_device *dlg_cuda_device_get(int ordinal);
  * saying why. */
 int dlg_cuda_device_probe(int ordinal, char *why, size_t why_len);
 
+/* The workspace of a kernel whose blocks add up their parts themselves
+ * (stream-K, the DGEMM tail, the narrow splits): `parts` bytes (a multiple
+ * of 4) from the device's pool on stream s, then `counters` ints behind
+ * them (*counts), zeroed before anything queued after.  Freed with
+ * MemFreeAsync on s; on failure nothing is held and *work is 0. */
+CUresult dlg_cuda_counted_work(const dlg_cuda_api *cu, const dlg_cuda_device *dev, size_t parts,
+                               size_t counters, CUstream s, CUdeviceptr *work, CUdeviceptr *counts);
+
 #endif

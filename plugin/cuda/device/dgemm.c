@@ -73,22 +73,21 @@ static int tail_splits(const dlg_cuda_device *dev, const dlg_dgemm_args *a, long
 
 /* The grid of whole tiles dp and r tiles in s chunks each, the parts in a
  * pooled workspace with one zeroed counter a split tile behind it. */
-static CUresult launch_tail(const dlg_cuda_api *cu, dlg_cuda_device *dev, int kernel,
+static CUresult launch_tail(const dlg_cuda_api *cu, const dlg_cuda_device *dev, int kernel,
                             const dlg_dgemm_args *a, long long dp, int s, CUstream stream)
 {
   const long long r = tiles_of(a) - dp, iters = (a->k + DLG_DGEMM_BK - 1) / DLG_DGEMM_BK;
-  const size_t parts = (size_t)(r * s) * DLG_DGEMM_BM * DLG_DGEMM_BN * 8;
   dlg_dgemm_args p = *a;
   void *params[] = {&p};
-  CUdeviceptr work;
+  CUdeviceptr work, count;
   CUresult rc;
-  if ((rc = cu->MemAllocFromPoolAsync(&work, parts + (size_t)r * 4, dev->pool, stream))) return rc;
+  if ((rc = dlg_cuda_counted_work(cu, dev, (size_t)(r * s) * DLG_DGEMM_BM * DLG_DGEMM_BN * 8,
+                                  (size_t)r, stream, &work, &count)))
+    return rc;
   p.tail_dp = (int)dp, p.tail_splits = s, p.tail_chunk = (int)((iters + s - 1) / s);
-  p.tail_work = (double *)(uintptr_t)work, p.tail_count = (int *)(uintptr_t)(work + parts);
-  rc = cu->MemsetD32Async(work + parts, 0, (size_t)r, stream);
-  if (!rc)
-    rc = cu->LaunchKernel(dev->dgemm_tail[kernel], (unsigned)(dp + r * s), 1, 1, DLG_DGEMM_THREADS,
-                          1, 1, DLG_DGEMM_SMEM, stream, params, NULL);
+  p.tail_work = (double *)(uintptr_t)work, p.tail_count = (int *)(uintptr_t)count;
+  rc = cu->LaunchKernel(dev->dgemm_tail[kernel], (unsigned)(dp + r * s), 1, 1, DLG_DGEMM_THREADS,
+                        1, 1, DLG_DGEMM_SMEM, stream, params, NULL);
   cu->MemFreeAsync(work, stream);
   return rc;
 }

@@ -118,23 +118,21 @@ static void split(const dlg_cuda_device *dev, int occupancy, long long blocks, s
 static CUresult launch(const dlg_cuda_api *cu, const dlg_cuda_device *dev, CUfunction f,
                        int f64, dlg_narrow_args p, int block_rows, int nb, CUstream stream)
 {
-  const size_t parts = (size_t)nb * p.splits * p.rows * p.nn * (f64 ? 8 : 4);
   const unsigned grid = (unsigned)((p.rows + block_rows - 1) / block_rows);
-  CUdeviceptr work = 0;
-  CUresult r = CUDA_SUCCESS;
+  const size_t counters = dev->narrow_sums_in_kernel ? (size_t)nb * grid : 0;
+  CUdeviceptr work = 0, count = 0;
+  CUresult r;
   void *params[] = {&p};
   if (p.splits > 1 &&
-      cu->MemAllocFromPoolAsync(&work, parts + (size_t)nb * grid * sizeof(int), dev->pool,
-                                stream)) {
+      dlg_cuda_counted_work(cu, dev, (size_t)nb * p.splits * p.rows * p.nn * (f64 ? 8 : 4),
+                            counters, stream, &work, &count)) {
     p.kchunk = (p.k + DLG_NARROW_KALIGN - 1) / DLG_NARROW_KALIGN * DLG_NARROW_KALIGN;
-    p.splits = 1, work = 0;
+    p.splits = 1;
   }
   p.work = (void *)(uintptr_t)work;
-  p.count = work && dev->narrow_sums_in_kernel ? (int *)(uintptr_t)(work + parts) : NULL;
-  if (p.count) r = cu->MemsetD32Async(work + parts, 0, (size_t)nb * grid, stream);
-  if (!r)
-    r = cu->LaunchKernel(f, grid, (unsigned)p.splits, (unsigned)nb, DLG_NARROW_THREADS, 1, 1, 0,
-                         stream, params, NULL);
+  p.count = work && counters ? (int *)(uintptr_t)count : NULL;
+  r = cu->LaunchKernel(f, grid, (unsigned)p.splits, (unsigned)nb, DLG_NARROW_THREADS, 1, 1, 0,
+                       stream, params, NULL);
   if (!r && work && !p.count) r = dlg_cuda_splits_reduce(cu, dev, f64, &p, nb, stream);
   if (work) cu->MemFreeAsync(work, stream);
   return r;

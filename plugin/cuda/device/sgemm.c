@@ -214,19 +214,17 @@ static CUresult launch_streamk(const dlg_cuda_api *cu, const dlg_cuda_device *de
   const int bm = tile->bm, bn = tile->bn;
   const long long tiles = (long long)((a.m + bm - 1) / bm) * ((a.n + bn - 1) / bn);
   const long long dp = streamk_dp_tiles(tiles, pl->streamk);
-  CUdeviceptr work = 0;
-  CUresult r = CUDA_SUCCESS;
+  CUdeviceptr work, count;
+  CUresult r;
   a.sk_iters = (a.k + tile->bk - 1) / tile->bk;
   a.sk_ctas = pl->streamk, a.sk_dp = (int)dp, a.sk_units = (tiles - dp) * a.sk_iters;
-  const size_t parts = (size_t)a.sk_ctas * 2 * bm * bn * 4;
-  if ((r = cu->MemAllocFromPoolAsync(&work, parts + (size_t)(tiles - dp) * 4, dev->pool, stream)))
+  if ((r = dlg_cuda_counted_work(cu, dev, (size_t)a.sk_ctas * 2 * bm * bn * 4,
+                                 (size_t)(tiles - dp), stream, &work, &count)))
     return r;
   a.sk_work = (float *)(uintptr_t)work;
-  a.sk_count = (int *)(uintptr_t)(work + parts);
-  r = cu->MemsetD32Async(work + parts, 0, (size_t)(tiles - dp), stream);
-  if (!r)
-    r = cu->LaunchKernel(dev->sgemm_streamk[pl->tile][pl->variant], (unsigned)(dp + a.sk_ctas),
-                         1, 1, DLG_SGEMM_THREADS, 1, 1, (unsigned)tile->smem, stream, params, NULL);
+  a.sk_count = (int *)(uintptr_t)count;
+  r = cu->LaunchKernel(dev->sgemm_streamk[pl->tile][pl->variant], (unsigned)(dp + a.sk_ctas), 1,
+                       1, DLG_SGEMM_THREADS, 1, 1, (unsigned)tile->smem, stream, params, NULL);
   cu->MemFreeAsync(work, stream);
   return r;
 }
