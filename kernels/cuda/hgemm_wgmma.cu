@@ -705,6 +705,10 @@ static __device__ __forceinline__ void gemm(const dlg_hgemm_args &p, const CUten
    * free[half][2] (C read through them), 8 bytes each */
   const unsigned bars = c_stage + DLG_WGMMA_C_STAGE;
   const int wgroup = threadIdx.x / 128;
+  /* a split product's reduce may launch now (hgemm.c): it waits for this
+   * grid's end and its memory before it reads, and it cannot take an SM
+   * from these blocks (they hold the whole register file) */
+  asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
   /* The walk's sizes, computed by each role after its setmaxnreg (m taken
    * through an opaque move so that they cannot be computed before): a
    * value live across the register-count change went through local

@@ -550,6 +550,10 @@ template <typename A>
 static __device__ __forceinline__ void reduce(const dlg_narrow_args &a, int batch)
 {
   const int i = (int)(blockIdx.x * blockDim.x + threadIdx.x);
+#if __CUDA_ARCH__ >= 900
+  /* launched early after the split product (hgemm.c): its results first */
+  asm volatile("griddepcontrol.wait;\n" ::: "memory");
+#endif
   if (i >= a.rows) return;
   for (int z = (int)blockIdx.z; z < batch; z += (int)gridDim.z)
     for (int j = (int)blockIdx.y; j < a.nn; j += (int)gridDim.y)

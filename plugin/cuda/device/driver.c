@@ -43,6 +43,7 @@ static void load(void)
       {"cuStreamDestroy_v2", offsetof(dlg_cuda_api, StreamDestroy)},
       {"cuLaunchKernel", offsetof(dlg_cuda_api, LaunchKernel)},
       {"cuGetErrorString", offsetof(dlg_cuda_api, GetErrorString)},
+      {"cuLaunchKernelEx", offsetof(dlg_cuda_api, LaunchKernelEx)},
       {"cuEventCreate", offsetof(dlg_cuda_api, EventCreate)},
       {"cuEventRecord", offsetof(dlg_cuda_api, EventRecord)},
       {"cuEventQuery", offsetof(dlg_cuda_api, EventQuery)},

@@ -106,7 +106,10 @@ static int pick_width(const dlg_cuda_device *dev, int kind, int v,
  * 128 x 4096 is 32 tiles of 128 x 128 for 132 SMs): k cut into s chunks of
  * whole k-tiles, each chunk's product an entry of an FP32 workspace (the
  * kernel's walk takes the chunks as it takes batch entries), then added in
- * chunk order into C with alpha and beta (dlg_cuda_splits_reduce).  s is
+ * chunk order into C with alpha and beta (dlg_cuda_splits_reduce, launched
+ * early: bfloat16 4096 x 128 x 4096 0.85 -> 0.89 of cuBLAS, 16 columns
+ * level; bench/NOTES.md, which also tells of a sum in the kernel that did
+ * not pay).  s is
  * the cheapest by an estimate in microseconds on the H100: a k-tile of the
  * 256-wide tile takes an SM 0.69 us (128 x 256 x 64 at 800 TFLOP/s over
  * 132 SMs; a TF32 k-tile, 32 of k, as long), narrower tiles their share at
@@ -246,7 +249,7 @@ int dlg_cuda_wgmma_launch(dlg_cuda_device *dev, int kind, int64_t batch, const d
     red.crs = 1, red.ccs = a->ldc, red.sc = a->sc;
     red.alpha = a->alpha, red.beta = a->beta, red.c_type = a->c_type;
     red.rows = a->m, red.nn = a->n, red.splits = t.splits;
-    *r = dlg_cuda_splits_reduce(cu, dev, 0, &red, (int)batch, stream);
+    *r = dlg_cuda_splits_reduce(cu, dev, 0, &red, (int)batch, 1, stream);
   }
   if (work) cu->MemFreeAsync(work, stream);
   if (dlg_config_get()->verbose) /* the DLGEMM_VERBOSE line names the kernel */

@@ -133,19 +133,31 @@ static CUresult launch(const dlg_cuda_api *cu, const dlg_cuda_device *dev, CUfun
   p.count = work && counters ? (int *)(uintptr_t)count : NULL;
   r = cu->LaunchKernel(f, grid, (unsigned)p.splits, (unsigned)nb, DLG_NARROW_THREADS, 1, 1, 0,
                        stream, params, NULL);
-  if (!r && work && !p.count) r = dlg_cuda_splits_reduce(cu, dev, f64, &p, nb, stream);
+  if (!r && work && !p.count) r = dlg_cuda_splits_reduce(cu, dev, f64, &p, nb, 0, stream);
   if (work) cu->MemFreeAsync(work, stream);
   return r;
 }
 
 CUresult dlg_cuda_splits_reduce(const dlg_cuda_api *cu, const dlg_cuda_device *dev, int f64,
-                                const dlg_narrow_args *p, int nb, CUstream stream)
+                                const dlg_narrow_args *p, int nb, int early, CUstream stream)
 {
   dlg_narrow_args a = *p;
   void *rp[] = {&a, &nb};
-  return cu->LaunchKernel(dev->narrow_reduce[f64], (unsigned)((p->rows + 255) / 256),
-                          (unsigned)(p->nn < 65535 ? p->nn : 65535), (unsigned)(nb < 65535 ? nb : 65535),
-                          256, 1, 1, 0, stream, rp, NULL);
+  CUlaunchAttribute at;
+  CUlaunchConfig lc;
+  memset(&lc, 0, sizeof lc);
+  lc.gridDimX = (unsigned)((p->rows + 255) / 256);
+  lc.gridDimY = (unsigned)(p->nn < 65535 ? p->nn : 65535);
+  lc.gridDimZ = (unsigned)(nb < 65535 ? nb : 65535);
+  lc.blockDimX = 256, lc.blockDimY = lc.blockDimZ = 1;
+  lc.hStream = stream;
+  if (early) {
+    memset(&at, 0, sizeof at);
+    at.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+    at.value.programmaticStreamSerializationAllowed = 1;
+    lc.attrs = &at, lc.numAttrs = 1;
+  }
+  return cu->LaunchKernelEx(&lc, dev->narrow_reduce[f64], rp, NULL);
 }
 
 dlgemm_status dlg_cuda_narrow(dlg_cuda_device *dev, const dlg_gemm *g, CUstream stream)

@@ -18,8 +18,11 @@ dlgemm_status dlg_cuda_narrow(dlg_cuda_device *dev, const dlg_gemm *g, CUstream 
 /* Queue the sum of p's splits' partials (p->work, in narrow_args.h's
  * layout, float or f64 double) into C with alpha and beta, in split order
  * (deterministic), for nb batch entries; the split-K wgmma launches use it
- * too. */
+ * too.  early: right behind the kernel that wrote the partials, on
+ * compute capability 9.0 - launched while that kernel runs, it waits for
+ * the kernel's end on the GPU (programmatic dependent launch) instead of
+ * being launched only then. */
 CUresult dlg_cuda_splits_reduce(const dlg_cuda_api *cu, const dlg_cuda_device *dev, int f64,
-                                const dlg_narrow_args *p, int nb, CUstream stream);
+                                const dlg_narrow_args *p, int nb, int early, CUstream stream);
 
 #endif
