@@ -152,10 +152,13 @@ CUresult dlg_cuda_splits_reduce(const dlg_cuda_api *cu, const dlg_cuda_device *d
   lc.blockDimX = 256, lc.blockDimY = lc.blockDimZ = 1;
   lc.hStream = stream;
   if (early) {
+    CUresult r;
     memset(&at, 0, sizeof at);
     at.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
     at.value.programmaticStreamSerializationAllowed = 1;
     lc.attrs = &at, lc.numAttrs = 1;
+    if (!(r = cu->LaunchKernelEx(&lc, dev->narrow_reduce[f64], rp, NULL))) return r;
+    lc.attrs = NULL, lc.numAttrs = 0; /* a driver without the attribute: in order */
   }
   return cu->LaunchKernelEx(&lc, dev->narrow_reduce[f64], rp, NULL);
 }
