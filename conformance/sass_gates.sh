@@ -73,7 +73,7 @@ for arch in sm_80 sm_90; do
     fi
   done
 done
-for bn in 256 192 128; do
+for bn in 256 192 128 16; do
   w=$dir/hgemm_wgmma$bn.sass
   [ -f "$w" ] || continue
   gate "dlg_hgemm_wgmma* sm_90a, $bn wide, every type: HGMMA" 0 --gate-has HGMMA \

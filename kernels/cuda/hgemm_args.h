@@ -57,9 +57,9 @@ typedef struct dlg_hgemm_args {
 #define DLG_HMMA_SMEM (DLG_HMMA_STAGES * (DLG_HMMA_BM + DLG_HMMA_BN) * DLG_HMMA_BK * 2)
 
 /* wgmma kernels (hgemm_wgmma.cu, sm_90a): a 128 x BN tile of C (BN 256,
- * 192 or 128) per block of three warpgroups (a TMA producer and two consumers of
- * 64 x BN), k in steps of 64 (16-bit elements) through four TMA stages; one
- * block per SM.  (Six stages for BN 128 were measured slower: bench/NOTES.md.)
+ * 192, 128, or the narrow 16 below) per block of three warpgroups (a TMA
+ * producer and two consumers of 64 x BN), k in steps of 64 (16-bit
+ * elements) through four TMA stages (the narrow tile ten); one block per SM.  (Six stages for BN 128 were measured slower: bench/NOTES.md.)
  * Shared memory: the stages, 1 KB to align them to the swizzle's period,
  * C's staging area (two 8 KB buffers per consumer: 64 x 64 16-bit or
  * 32 x 64 FP32 values), the mbarriers (full and empty per stage, and per
@@ -71,11 +71,17 @@ typedef struct dlg_hgemm_args {
 #define DLG_WGMMA_BM 128
 #define DLG_WGMMA_BK 64
 #define DLG_WGMMA_STAGES 4
+/* The narrow tile (kernels dlg_hgemm_wgmma16_<f16|bf16>_<rk|kk>): 128 x 16,
+ * for products 16 or fewer wide on a k-contiguous operand (decode steps),
+ * its 18 KB stages ten deep: the product streams the wide operand, and the
+ * stages are what it has in flight. */
+#define DLG_WGMMA_NARROW_BN 16
+#define DLG_WGMMA_STAGES_FOR(BN) ((BN) == DLG_WGMMA_NARROW_BN ? 10 : DLG_WGMMA_STAGES)
 #define DLG_WGMMA_THREADS 384
 #define DLG_WGMMA_C_STAGE (2 * 2 * 64 * 64 * 2)
-#define DLG_WGMMA_SMEM(BN)                                                                   \
-  (DLG_WGMMA_STAGES * (DLG_WGMMA_BM + (BN)) * DLG_WGMMA_BK * 2 + 1024 + DLG_WGMMA_C_STAGE + \
-   (2 * DLG_WGMMA_STAGES + 8) * 8)
+#define DLG_WGMMA_SMEM(BN)                                                                  \
+  (DLG_WGMMA_STAGES_FOR(BN) * (DLG_WGMMA_BM + (BN)) * DLG_WGMMA_BK * 2 + 1024 +            \
+   DLG_WGMMA_C_STAGE + (2 * DLG_WGMMA_STAGES_FOR(BN) + 8) * 8)
 
 /* The TF32 packing pass (tf32_pack.cu): rows x k FP32 operand, element
  * (i, l) of batch z at src[z * bs + i * rs + l * ks], written k-contiguous

@@ -20,6 +20,11 @@
  *   The 192- and 128-wide tiles are for problems whose 128 x 256 tiles
  *   would leave SMs idle in the last wave (the host chooses: at 3072^3,
  *   288 tiles of 256 make 2.2 waves on 132 SMs, 384 of 192 make 2.9).
+ *   The 16-wide tile (wgmma.m64n16k16, ten stages of 18 KB) is for decode
+ *   steps, 16 or fewer columns against a long k: they stream the wide
+ *   operand, and what they have in flight is the stages.  Its narrow
+ *   operand is k-contiguous (one TMA box of 16 rows) and its C leaves by
+ *   element stores (the TMA epilogue's boxes are 64 wide).
  * - Each stage has a "full" mbarrier (the TMA's byte count completes it)
  *   and an "empty" one (one arrival per consumer warp once its wgmmas no
  *   longer read the stage).  The consumers keep one k-tile of wgmma in
@@ -89,7 +94,7 @@
 
 namespace wg {
 
-enum { BM = DLG_WGMMA_BM, BK = DLG_WGMMA_BK, STAGES = DLG_WGMMA_STAGES, A_BYTES = BM * BK * 2,
+enum { BM = DLG_WGMMA_BM, BK = DLG_WGMMA_BK, A_BYTES = BM * BK * 2,
        BOX = 64 * BK * 2 /* one 64-wide box of an m/n-contiguous operand */ };
 
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -285,6 +290,20 @@ static __device__ __forceinline__ void wgmma(float (&d)[64], unsigned long long 
     WGMMA_ASM("m64n128k8", "tf32", WGMMA_D64, "%64, %65, 0, 1, 1", WGMMA_F64(0));
 }
 
+/* The narrow tile's: 16-bit kinds only (dlg_hgemm_wgmma16_*). */
+template <int KIND, int TA, int TB, bool ACC = true>
+static __device__ __forceinline__ void wgmma(float (&d)[8], unsigned long long da,
+                                             unsigned long long db)
+{
+  static_assert(KIND == DLG_TC_BF16 || KIND == DLG_TC_F16, "no TF32 narrow tile");
+  if (KIND == DLG_TC_BF16)
+    WGMMA_ASM("m64n16k16", "bf16", "%0, %1, %2, %3, %4, %5, %6, %7", "%8, %9, 1, 1, 1, %10, %11",
+              WGMMA_F8(0));
+  else
+    WGMMA_ASM("m64n16k16", "f16", "%0, %1, %2, %3, %4, %5, %6, %7", "%8, %9, 1, 1, 1, %10, %11",
+              WGMMA_F8(0));
+}
+
 /* The accumulator operands and A's four registers of a register-A TF32
  * wgmma: d += A(64 x 8, this thread's fragment a) * B(8 x N, descriptor db). */
 #define WGMMA_RS_ASM(SHAPE, DLIST, AB, ...)                                                  \
@@ -384,7 +403,7 @@ template <typename T, int ND, int RSTEP, bool PAIR, bool BETA>
 static __device__ __forceinline__ void store_tile(const dlg_hgemm_args &p, T *C, int r0, int c0,
                                                   const float (&d)[ND])
 {
-  constexpr int NJ = ND / 4, PART = NJ > 24 ? NJ / 8 : NJ / 4;
+  constexpr int NJ = ND / 4, PART = NJ > 24 ? NJ / 8 : NJ > 4 ? NJ / 4 : NJ;
   const long long rs = p.c_trans ? p.ldc : 1, cs = p.c_trans ? 1 : p.ldc;
 #pragma unroll
   for (int j0 = 0; j0 < NJ; j0 += PART) {
@@ -438,6 +457,7 @@ static __device__ __forceinline__ void epilogue(const dlg_hgemm_args &p, int z, 
 /* The staging buffer for this consumer's next box of C (of two, 8 KB each,
  * alternating with stored), once the TMA store that read it two boxes ago
  * is done with it. */
+__attribute__((unused)) /* (not in the narrow tile) */
 static __device__ __forceinline__ unsigned staging_next(unsigned buf0, int stored, int half)
 {
   if (threadIdx.x % 128 == 0) tma_store_wait_read<1>();
@@ -463,6 +483,7 @@ static __device__ __forceinline__ int2 c_box(const dlg_hgemm_args &p, int row0, 
                    : make_int2(2 * (row0 + 32 * part), col0 + 32 * q);
 }
 /* The TMA stores of box q from buf, one bulk group. */
+__attribute__((unused)) /* (not in the narrow tile) */
 static __device__ __forceinline__ void store_box(const dlg_hgemm_args &p, const CUtensorMap *mc,
                                                  unsigned buf, int row0, int col0, int q, int z)
 {
@@ -477,6 +498,7 @@ static __device__ __forceinline__ void store_box(const dlg_hgemm_args &p, const 
  * warp 1): this consumer's next one once the TMA load of its box of C has
  * landed.  cbars: the consumer's two "loaded" mbarriers; its two "free"
  * ones follow them (32 bytes on). */
+__attribute__((unused)) /* (not in the narrow tile) */
 static __device__ __forceinline__ unsigned staging_loaded(unsigned buf0, unsigned cbars, int stored)
 {
   bar_wait(cbars + 8 * (stored & 1), (stored >> 1) & 1);
@@ -486,6 +508,7 @@ static __device__ __forceinline__ unsigned staging_loaded(unsigned buf0, unsigne
  * (Waiting here, a store's 8 KB read of shared memory, rather than before
  * the next box: the loader then has a whole box's work to land the next
  * load in; two buffers leave no more slack than that.) */
+__attribute__((unused)) /* (not in the narrow tile) */
 static __device__ __forceinline__ void staging_release(unsigned cbars, int stored)
 {
   tma_store_wait_read<0>();
@@ -495,6 +518,7 @@ static __device__ __forceinline__ void staging_release(unsigned cbars, int store
 /* The buffer written: made visible to the TMA (the stores went through the
  * generic proxy, the TMA reads through the async one); true for the one
  * thread that then issues the TMA store. */
+__attribute__((unused)) /* (not in the narrow tile) */
 static __device__ __forceinline__ bool staging_written(int half)
 {
   asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
@@ -569,12 +593,14 @@ static __device__ __forceinline__ void epilogue_tma(const dlg_hgemm_args &p, con
  * two 32-row x 32-column boxes (rows 0-31 and 32-63), line = tile column,
  * one 4-byte store an element; with RSTEP 8 a warp's 32 stores then fall
  * on 8 chunks x 4 words (no conflicts), with RSTEP 4 on half of those. */
+__attribute__((unused)) /* (not in the narrow tile) */
 static __device__ __forceinline__ float lds_f32(unsigned addr)
 {
   float v;
   asm volatile("ld.shared.f32 %0, [%1];\n" : "=f"(v) : "r"(addr) : "memory");
   return v;
 }
+__attribute__((unused)) /* (not in the narrow tile) */
 static __device__ __forceinline__ void sts_f32(unsigned addr, float v)
 {
   asm volatile("st.shared.f32 [%0], %1;\n" ::"r"(addr), "f"(v) : "memory");
@@ -662,6 +688,7 @@ static __device__ __forceinline__ void load_c(const dlg_hgemm_args &p, const CUt
                                               unsigned c_stage, unsigned bars, int tiles_m,
                                               int tiles_n, int tiles)
 {
+  constexpr int STAGES = DLG_WGMMA_STAGES_FOR(BN);
   const int boxes = p.c_type == DLG_HOUT_F32 ? BN / 32 : BN / 64;
   int n = 0; /* boxes loaded per consumer */
   for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
@@ -687,6 +714,10 @@ static __device__ __forceinline__ void gemm(const dlg_hgemm_args &p, const CUten
                                             const CUtensorMap *mb, const CUtensorMap *mc)
 {
   enum { B_BYTES = BN * BK * 2, STAGE_BYTES = A_BYTES + B_BYTES };
+  constexpr int STAGES = DLG_WGMMA_STAGES_FOR(BN);
+  /* the narrow tile: B k-contiguous (one box of 16 rows), C through the
+   * element stores (the host gives it no tensor map of C) */
+  static_assert(BN >= 64 || B_KC, "a narrow B must be k-contiguous");
   constexpr bool PROMOTE = KIND == DLG_TC_TF32X3; /* k-contiguous operands only */
   /* TF32 with an m-contiguous A: A goes through registers (wgmma's A may
    * come from registers in any layout; from shared memory TF32 must be
@@ -731,10 +762,11 @@ static __device__ __forceinline__ void gemm(const dlg_hgemm_args &p, const CUten
 
   if (wgroup == 0) {
     asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
-    if (threadIdx.x == 32 && p.c_tma && p.beta != 0.f) {
-      sizes();
-      load_c<BN>(p, mc, c_stage, bars, tiles_m, tiles_n, tiles);
-    }
+    if constexpr (BN >= 64)
+      if (threadIdx.x == 32 && p.c_tma && p.beta != 0.f) {
+        sizes();
+        load_c<BN>(p, mc, c_stage, bars, tiles_m, tiles_n, tiles);
+      }
     if (threadIdx.x != 0) return;
     sizes();
     int it = 0;
@@ -807,8 +839,10 @@ static __device__ __forceinline__ void gemm(const dlg_hgemm_args &p, const CUten
 #pragma unroll
       for (int e = 0; e < 4; e++) ar[4 * kk + e] = lds_tf32(sa + 1024 * kk + a_off[e]);
     asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+    if constexpr (A_REG) { /* (TF32 only: no narrow-tile form) */
 #pragma unroll
-    for (int kk = 0; kk < BK / 16; kk++) wgmma_rs(dd, ar + 4 * kk, desc(sb + 32 * kk, 16, 1024));
+      for (int kk = 0; kk < BK / 16; kk++) wgmma_rs(dd, ar + 4 * kk, desc(sb + 32 * kk, 16, 1024));
+    }
     asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
     asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
     if (warp_leader) bar_arrive(bars + 8 * (STAGES + s));
@@ -845,12 +879,14 @@ static __device__ __forceinline__ void gemm(const dlg_hgemm_args &p, const CUten
     const int row0 = tm * BM + 64 * half, col0 = tn * BN;
     const float(&sum)[BN / 2] = PROMOTE ? acc : d;
     const unsigned buf0 = c_stage + half * 16384, cbars = bars + 8 * (2 * STAGES + 2 * half);
-    if (p.c_tma && p.c_type == DLG_HOUT_F32) {
-      if (c_loaded) epilogue_tma_f32<RSTEP, true>(p, mc, buf0, cbars, half, stored, z, row0, col0, sum);
-      else epilogue_tma_f32<RSTEP, false>(p, mc, buf0, cbars, half, stored, z, row0, col0, sum);
-      continue;
+    if constexpr (BN >= 64) { /* the narrow tile's C: element stores (gemm's start) */
+      if (p.c_tma && p.c_type == DLG_HOUT_F32) {
+        if (c_loaded) epilogue_tma_f32<RSTEP, true>(p, mc, buf0, cbars, half, stored, z, row0, col0, sum);
+        else epilogue_tma_f32<RSTEP, false>(p, mc, buf0, cbars, half, stored, z, row0, col0, sum);
+        continue;
+      }
     }
-    if constexpr (KIND == DLG_TC_F16 || KIND == DLG_TC_BF16) {
+    if constexpr ((KIND == DLG_TC_F16 || KIND == DLG_TC_BF16) && BN >= 64) {
       if (p.c_tma && p.c_type == DLG_HOUT_F16) {
         if (c_loaded) epilogue_tma<__half, true>(p, mc, buf0, cbars, half, stored, z, row0, col0, sum);
         else epilogue_tma<__half, false>(p, mc, buf0, cbars, half, stored, z, row0, col0, sum);
@@ -907,6 +943,11 @@ static __device__ __forceinline__ void gemm(const dlg_hgemm_args &p, const CUten
  * the library's compile time, build in parallel. */
 #if DLG_WGMMA_BUILD_BN == 256
 DLG_WGMMA_FAMILY(dlg_hgemm_wgmma, 256)
+#elif DLG_WGMMA_BUILD_BN == 16 /* the narrow tile: 16-bit kinds, B k-contiguous */
+DLG_WGMMA_KERNEL(dlg_hgemm_wgmma16_f16_rk, DLG_TC_F16, false, true, 16)
+DLG_WGMMA_KERNEL(dlg_hgemm_wgmma16_f16_kk, DLG_TC_F16, true, true, 16)
+DLG_WGMMA_KERNEL(dlg_hgemm_wgmma16_bf16_rk, DLG_TC_BF16, false, true, 16)
+DLG_WGMMA_KERNEL(dlg_hgemm_wgmma16_bf16_kk, DLG_TC_BF16, true, true, 16)
 #elif DLG_WGMMA_BUILD_BN == 192
 DLG_WGMMA_KERNEL(dlg_hgemm_wgmma192_tf32x3_kk, DLG_TC_TF32X3, true, true, 192)
 DLG_WGMMA_FAMILY(dlg_hgemm_wgmma192, 192)
@@ -914,5 +955,5 @@ DLG_WGMMA_FAMILY(dlg_hgemm_wgmma192, 192)
 DLG_WGMMA_KERNEL(dlg_hgemm_wgmma128_tf32x3_kk, DLG_TC_TF32X3, true, true, 128)
 DLG_WGMMA_FAMILY(dlg_hgemm_wgmma128, 128)
 #else
-#error "define DLG_WGMMA_BUILD_BN as 256, 192 or 128 (CMakeLists.txt does)"
+#error "define DLG_WGMMA_BUILD_BN as 256, 192, 128 or 16 (CMakeLists.txt does)"
 #endif

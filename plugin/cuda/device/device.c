@@ -147,12 +147,24 @@ static CUresult load_level3(const dlg_cuda_api *cu, dlg_cuda_device *dev)
  * mma.sync kernels run. */
 static void load_wgmma(const dlg_cuda_api *cu, dlg_cuda_device *dev)
 {
+  int t;
   if (load_hgemm(cu, dev, "hgemm_wgmma256", "wgmma", 1, 0, dev->hgemm_wgmma[0], DLG_WGMMA_SMEM(256)) ||
       load_hgemm(cu, dev, "hgemm_wgmma128", "wgmma128", 1, 1, dev->hgemm_wgmma[1],
                  DLG_WGMMA_SMEM(128)) ||
       load_hgemm(cu, dev, "hgemm_wgmma192", "wgmma192", 1, 1, dev->hgemm_wgmma[2],
-                 DLG_WGMMA_SMEM(192)))
+                 DLG_WGMMA_SMEM(192))) {
     memset(dev->hgemm_wgmma, 0, sizeof dev->hgemm_wgmma);
+    return;
+  }
+  for (t = 0; t < 4; t++) { /* the narrow tile: f16 / bf16, rk / kk */
+    char name[48];
+    snprintf(name, sizeof name, "dlg_hgemm_wgmma16_%s_%ck", t / 2 ? "bf16" : "f16", "rk"[t % 2]);
+    if (get_kernel(cu, dev, "hgemm_wgmma16", name, DLG_WGMMA_SMEM(DLG_WGMMA_NARROW_BN),
+                   &dev->hgemm_wgmma16[t / 2][t % 2])) {
+      memset(dev->hgemm_wgmma16, 0, sizeof dev->hgemm_wgmma16);
+      return;
+    }
+  }
 }
 
 /* The narrow kernels (narrow.cu: dlg_narrow_<dot|axpy>_<type>_<bucket>)

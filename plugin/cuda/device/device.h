@@ -46,6 +46,9 @@ typedef struct dlg_cuda_device {
   /* hgemm_wgmma.cu, [width index, DLG_WGMMA_BN(i)] then as hgemm_mma (TF32
    * also rk); NULL without sm_90a, or where a width has no kernel of that kind */
   CUfunction hgemm_wgmma[DLG_WGMMA_WIDTHS][DLG_TC_KINDS][4];
+  /* the narrow wgmma tile (128 x 16), [DLG_TC_F16 / _BF16][first operand
+   * k-contiguous]; NULL where absent */
+  CUfunction hgemm_wgmma16[2][2];
   /* narrow.cu, [DLG_NARROW_DOT / _AXPY][DLG_NARROW_* type][nn bucket], with
    * each one's blocks per SM, and the split-K sums' reduce [0 float, 1
    * double]; all NULL where any is missing (the families take those products) */

@@ -8,6 +8,8 @@
  * least a tile's worth - and the mma.sync kernels (hgemm_mma.cu) take the
  * rest and everything on other chips (a large product with an operand TMA
  * cannot address reaches the wgmma kernels through a padded copy: pad.c).
+ * Products 16 or fewer wide on a k-contiguous operand (decode steps, from
+ * narrow.c) take the wgmma kernels' narrow 128 x 16 tile.
  * Both are picked by input kind and orientation (orient.h); C's type is a
  * kernel argument.
  * DLGEMM_HGEMM_KERNEL=mma|wgmma pins the family where it applies.
@@ -171,6 +173,26 @@ static wgmma_plan plan_wgmma(const dlg_cuda_device *dev, int kind, int v, long l
   return best;
 }
 
+/* The narrow tile's plan (128 x 16: a product whose narrow side, 16 or
+ * fewer, is the k-contiguous operand): a stream of the wide operand, so k
+ * is cut into as many chunks as fill the SMs once - a second wave part full
+ * would cost a whole one - each of 4 k-tiles or more; DLGEMM_WGMMA_SPLITS
+ * pins the count as for the other tiles. */
+static wgmma_plan plan_narrow(const dlg_cuda_device *dev, long long rows, const dlg_hgemm_args *a,
+                              long long batch)
+{
+  const long long ktiles = (a->k + DLG_WGMMA_BK - 1) / DLG_WGMMA_BK;
+  const long long tiles = (rows + DLG_WGMMA_BM - 1) / DLG_WGMMA_BM * batch;
+  const int pin = dlg_config_get()->wgmma_splits;
+  long long s = pin ? pin : dev->sms / (tiles > 0 ? tiles : 1), chunk;
+  if (ktiles == 0) return (wgmma_plan){0, 1, 0, tiles}; /* k = 0: nothing launched */
+  if (!pin && s > ktiles / 4) s = ktiles / 4;
+  if (s > ktiles) s = ktiles;
+  if (s < 1 || tiles * s > INT32_MAX) s = 1;
+  chunk = (ktiles + s - 1) / s;
+  return (wgmma_plan){0, (int)((ktiles + chunk - 1) / chunk), (int)(chunk * DLG_WGMMA_BK), tiles};
+}
+
 /* dlg_cuda_wgmma_launch (hgemm.h).
  *
  * Which operand is the kernel's first (its 128 rows, two consumers of 64)
@@ -179,7 +201,11 @@ static wgmma_plan plan_wgmma(const dlg_cuda_device *dev, int kind, int v, long l
  * 256 columns come as four boxes that wgmma reads transposed), so the
  * k-contiguous operand goes second when only one of them is.  Otherwise
  * the kernel computes C^T = op2^T op1^T, whose rows are C's columns: each
- * thread's accumulator pairs are then adjacent in C and leave as one store. */
+ * thread's accumulator pairs are then adjacent in C and leave as one store.
+ * A product 16 or fewer wide whose narrow operand is k-contiguous takes the
+ * narrow tile, that operand second (bf16 4096 x 16 x 4096: 112 of the
+ * 128-row tile's rows were TMA's zeros, and the pipeline held 4 k-tiles of
+ * the wide operand where the narrow tile holds 10). */
 int dlg_cuda_wgmma_launch(dlg_cuda_device *dev, int kind, int64_t batch, const dlg_operand *op1,
                           const dlg_operand *op2, const dlg_hgemm_args *a, CUstream stream,
                           CUresult *r)
@@ -187,13 +213,20 @@ int dlg_cuda_wgmma_launch(dlg_cuda_device *dev, int kind, int64_t batch, const d
   char why[160];
   const dlg_cuda_api *cu = dlg_cuda_api_get(why, sizeof why);
   const int want = dlg_config_get()->hgemm_kernel;
-  const int swap = !(op2->kc && !op1->kc);
+  /* the narrow tile: 2 when n is its side, 1 when m is (C^T computed) */
+  const int narrow = kind > DLG_TC_BF16 || !dev->hgemm_wgmma16[kind][0] ? 0
+                     : a->n <= DLG_WGMMA_NARROW_BN && op2->kc       ? 2
+                     : a->m <= DLG_WGMMA_NARROW_BN && op1->kc       ? 1
+                                                                    : 0;
+  const int swap = narrow ? narrow == 1 : !(op2->kc && !op1->kc);
   const dlg_operand *first = swap ? op2 : op1, *second = swap ? op1 : op2;
   const int rows = swap ? a->n : a->m, cols = swap ? a->m : a->n;
   const int v = first->kc * 2 + second->kc;
-  wgmma_plan pl = plan_wgmma(dev, kind, v, rows, cols, a, batch);
-  const int bn = pl.w < 0 ? 1 : DLG_WGMMA_BN(pl.w); /* w < 0: no kernel, nothing launched */
-  CUfunction f = pl.w < 0 ? NULL : dev->hgemm_wgmma[pl.w][kind][v];
+  wgmma_plan pl = narrow ? plan_narrow(dev, rows, a, batch) : plan_wgmma(dev, kind, v, rows, cols, a, batch);
+  /* w < 0: no kernel, nothing launched */
+  const int bn = narrow ? DLG_WGMMA_NARROW_BN : pl.w < 0 ? 1 : DLG_WGMMA_BN(pl.w);
+  CUfunction f = narrow ? dev->hgemm_wgmma16[kind][first->kc]
+                 : pl.w < 0 ? NULL : dev->hgemm_wgmma[pl.w][kind][v];
   long long tiles = pl.tiles;
   CUdeviceptr work = 0;
   dlg_hgemm_args t = *a;
@@ -239,7 +272,7 @@ int dlg_cuda_wgmma_launch(dlg_cuda_device *dev, int kind, int64_t batch, const d
   /* C goes out through TMA stores, and comes in by TMA loads when beta != 0
    * (hgemm_wgmma.cu), wherever TMA can address it */
   memset(&mc, 0, sizeof mc);
-  t.c_tma = c_tensor_map(cu, &mc, &t) == CUDA_SUCCESS;
+  t.c_tma = !narrow && c_tensor_map(cu, &mc, &t) == CUDA_SUCCESS; /* narrow: element stores */
   *r = cu->LaunchKernel(f, (unsigned)(tiles < dev->sms ? tiles : dev->sms), 1, 1, DLG_WGMMA_THREADS,
                         1, 1, (unsigned)DLG_WGMMA_SMEM(bn), stream, params, NULL);
   if (!*r && work) {

@@ -22,12 +22,12 @@
  *
  * Except: float16 / bfloat16 with 5 to 16 columns and operands TMA can
  * address, on a chip with the wgmma kernels, go to those, split along k
- * (hgemm.c): a 128-wide tile is mostly padding there too, but the tensor
- * cores have the flops to spare and TMA keeps more of W in flight than
- * these kernels' loads do (H100, four runs: bf16 4096 x 16 x 4096 0.58
- * -> 0.83-0.89 of cuBLAS, 11008 x 8 x 4096 0.80 -> 0.90-0.93, f16 4096 x
- * 16 NN 0.56 -> 0.87-0.92).  1 to 4 columns stay here (bf16 4096 x 1 at
- * 1.00-1.05 of cuBLAS).
+ * (hgemm.c): TMA keeps more of W in flight than these kernels' loads do.
+ * Where X is k-contiguous they take it on the 128 x 16 tile, ten k-tiles
+ * of W deep (H100: bf16 4096 x 16 x 4096 TN 1.03-1.04 of cuBLAS, 11008 x 8
+ * x 4096 1.08-1.12, f16 4096 x 16 NN 1.02-1.08); otherwise on a 128-wide
+ * tile that is mostly padding (0.83-0.93; these kernels: 0.56-0.80).  1
+ * to 4 columns stay here (bf16 4096 x 1 at 1.00-1.05 of cuBLAS).
  */
 #include <stdint.h>
 #include <string.h>
