@@ -177,7 +177,8 @@ static wgmma_plan plan_wgmma(const dlg_cuda_device *dev, int kind, int v, long l
  * fewer, is the k-contiguous operand): a stream of the wide operand, so k
  * is cut into as many chunks as fill the SMs once - a second wave part full
  * would cost a whole one - each of 4 k-tiles or more; DLGEMM_WGMMA_SPLITS
- * pins the count as for the other tiles. */
+ * pins the count as for the other tiles.  (Its w is not a width index:
+ * the narrow tile has one kernel per kind and layout, dev->hgemm_wgmma16.) */
 static wgmma_plan plan_narrow(const dlg_cuda_device *dev, long long rows, const dlg_hgemm_args *a,
                               long long batch)
 {
@@ -222,7 +223,8 @@ int dlg_cuda_wgmma_launch(dlg_cuda_device *dev, int kind, int64_t batch, const d
   const dlg_operand *first = swap ? op2 : op1, *second = swap ? op1 : op2;
   const int rows = swap ? a->n : a->m, cols = swap ? a->m : a->n;
   const int v = first->kc * 2 + second->kc;
-  wgmma_plan pl = narrow ? plan_narrow(dev, rows, a, batch) : plan_wgmma(dev, kind, v, rows, cols, a, batch);
+  wgmma_plan pl = narrow ? plan_narrow(dev, rows, a, batch)
+                         : plan_wgmma(dev, kind, v, rows, cols, a, batch);
   /* w < 0: no kernel, nothing launched */
   const int bn = narrow ? DLG_WGMMA_NARROW_BN : pl.w < 0 ? 1 : DLG_WGMMA_BN(pl.w);
   CUfunction f = narrow ? dev->hgemm_wgmma16[kind][first->kc]
