@@ -542,8 +542,9 @@ static __device__ __forceinline__ void axpy(const dlg_narrow_args &a)
   else axpy_rows<T, NN, false>(a, sm);
 }
 
-/* The splits' sums of each (batch entry, row, column), for products split
- * elsewhere (hgemm.c): a thread per row (blockIdx.x), columns and batch
+/* The splits' sums of each (batch entry, row, column), for the kernels
+ * above on code older than sm_90 (put_block says why) and for the split
+ * wgmma products (hgemm.c): a thread per row (blockIdx.x), columns and batch
  * entries over the grid's y and z.  No index is divided (a 64-bit division
  * per element made this pass cost a third of a split decode product). */
 template <typename A>

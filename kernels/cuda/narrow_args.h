@@ -21,8 +21,9 @@
  * double for the FP64 kernels), and they are added into C in split order:
  * with count (zeroed, an int per block of rows: count[z * gridDim.x +
  * blockIdx.x]) by the last of the block's splits to arrive, in the same
- * kernel; without it (hgemm.c's split wgmma products) by
- * dlg_narrow_reduce_*.  alpha == 0 arrives as k == 0: A and B are not read. */
+ * kernel; without it (these kernels on code older than sm_90, and
+ * hgemm.c's split wgmma products) by dlg_narrow_reduce_*.  alpha == 0
+ * arrives as k == 0: A and B are not read. */
 typedef struct dlg_narrow_args {
   const void *w, *x;
   void *c, *work;
