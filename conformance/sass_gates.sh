@@ -73,6 +73,12 @@ for arch in sm_80 sm_90; do
     fi
   done
 done
+# The FP64 kernel fed by TMA (sm_90a image): DMMA, and its operands through
+# UTMALDG, not element copies.
+if [ -f "$dir/dgemm_tma.sass" ]; then
+  gate "dlg_dgemm_tma_* sm_90a: DMMA, UTMALDG, no local memory" 0 --gate-clean --gate-has DMMA \
+    --gate-has UTMALDG --kernel dlg_dgemm_tma_ --arch sm_90a "$dir/dgemm_tma.sass"
+fi
 for bn in 256 192 128 16; do
   w=$dir/hgemm_wgmma$bn.sass
   [ -f "$w" ] || continue

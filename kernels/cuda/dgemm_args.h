@@ -15,6 +15,10 @@ typedef struct dlg_dgemm_args {
   long long lda, ldb, ldc;
   long long sa, sb, sc; /* batch strides (elements); 0 broadcasts */
   int vec_a, vec_b;     /* 16-byte copies are legal for this operand */
+  /* The TMA kernel's row-contiguous operands: 1 when its tensor map is
+   * the 4-D view that brings a stage's rows in one box, else 0 (a box of
+   * 16 rows at a time; dgemm.c) */
+  int whole_a, whole_b;
   /* The last wave split along k (dlg_dgemm_tail_*; one matrix, no
    * split-K): blocks below tail_dp take tiles 0..tail_dp-1 whole; block
    * tail_dp + j takes chunk j % tail_splits (tail_chunk k-steps of BK, the
@@ -44,5 +48,12 @@ typedef struct dlg_dgemm_args {
                                                               : DLG_DGEMM_BK * ((ROWS) + 4))
 #define DLG_DGEMM_STAGE_DOUBLES (DLG_DGEMM_TILE(DLG_DGEMM_BM) + DLG_DGEMM_TILE(DLG_DGEMM_BN))
 #define DLG_DGEMM_SMEM (DLG_DGEMM_STAGES * DLG_DGEMM_STAGE_DOUBLES * 8)
+/* The TMA kernel (dgemm_tma.cu, sm_90): four stages of dense, swizzled
+ * tiles, two mbarriers a stage, and room to put the stages on a 1024-byte
+ * boundary (with thread 0's box coordinates); two blocks still fit an SM
+ * (2 x 99 KB of 228). */
+#define DLG_DGEMM_TMA_STAGES 4
+#define DLG_DGEMM_TMA_SMEM \
+  (DLG_DGEMM_TMA_STAGES * (DLG_DGEMM_BM + DLG_DGEMM_BN) * DLG_DGEMM_BK * 8 + 16 * DLG_DGEMM_TMA_STAGES + 16 + 1024)
 
 #endif

@@ -41,6 +41,8 @@
  *   within a band, so that the tiles resident at once share their panels of
  *   A and B in L2 (hit rate 49% -> 86% at 8192^3).
  * - alpha and beta are applied in the epilogue; beta == 0 never reads C.
+ * - On sm_90, dgemm_tma.cu (the same tile through TMA) takes every
+ *   product whose operands TMA can address; this kernel the rest.
  * - Split-K (dgemm.c) runs the same kernel over chunks of k as a batch into
  *   a workspace; dlg_dgemm_splitk_reduce adds the chunks into C.
  * - A grid whose last wave is partial (8192^3: 8192 tiles for 264 slots,
@@ -49,20 +51,15 @@
  *   summed in the kernel by whichever chunk finishes a tile last.
  *   alpha == 0 or k == 0 arrive as k = 0 (A and B are not read).
  */
-#include "dgemm_args.h"
+#include "dgemm_tile.cuh"
 #include "in_place.cuh"
 
 namespace dmma {
 
-enum { TBM = DLG_DGEMM_BM, TBN = DLG_DGEMM_BN, TBK = DLG_DGEMM_BK, NSTAGES = DLG_DGEMM_STAGES,
-       NTHREADS = DLG_DGEMM_THREADS, TILE_A = DLG_DGEMM_TILE(DLG_DGEMM_BM),
-       STAGE = DLG_DGEMM_STAGE_DOUBLES, WARPS_M = 2, WTM = TBM / WARPS_M,
-       WTN = TBN / (NTHREADS / 32 / WARPS_M) };
+enum { NSTAGES = DLG_DGEMM_STAGES, TILE_A = DLG_DGEMM_TILE(DLG_DGEMM_BM),
+       STAGE = DLG_DGEMM_STAGE_DOUBLES,
+       KS = TBK / MK /* k-steps per stage: even, so a tile starts in fragment buffer 0 */ };
 
-static __device__ __forceinline__ unsigned saddr(const void *p)
-{
-  return (unsigned)__cvta_generic_to_shared(p);
-}
 /* Copy 16 bytes, of which `bytes` (0, 8 or 16) from src and the rest zero. */
 static __device__ __forceinline__ void copy16(unsigned dst, const double *src, unsigned bytes)
 {
@@ -160,69 +157,6 @@ static __device__ __forceinline__ double frag(const double *s, int row, int kk)
   return KC ? s[row * (TBK + 4) + kk] : s[kk * (ROWS + 4) + row];
 }
 
-/* The DMMA shape: sm_90 has native 16 x 8 x 8 and 16 x 8 x 16 double MMAs
- * (DMMA.16x8x8, .16x8x16); 8 x 8 x 4, the only shape of sm_80, issues
- * there at half the rate (24 TFLOP/s for the first version of this kernel
- * on the H100).  16 x 8 x 8 gives two k-steps per stage to pipeline (and is
- * what cuBLAS's sm_90 DGEMM uses).  Fragments (PTX ISA, "Matrix Fragments
- * for mma.m16n8k8", .f64), with g = lane / 4 and t = lane % 4: A element q
- * at row g + 8 (q % 2), k t + 4 (q / 2); B element q at k t + 4 q, column
- * g; C element e at row g + 8 (e / 2), column 2 t + e % 2.  m8n8k4 is the
- * same with one A, one B and two C elements. */
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-enum { MM = 16, MK = 8 };
-static __device__ __forceinline__ void dmma(double (&d)[4], const double (&a)[4], const double (&b)[2])
-{
-  asm volatile("mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
-               "{%8,%9}, {%0,%1,%2,%3};\n"
-               : "+d"(d[0]), "+d"(d[1]), "+d"(d[2]), "+d"(d[3])
-               : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(b[0]), "d"(b[1]));
-}
-#else
-enum { MM = 8, MK = 4 };
-static __device__ __forceinline__ void dmma(double (&d)[2], const double (&a)[1], const double (&b)[1])
-{
-  asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0,%1}, {%2}, {%3}, {%0,%1};\n"
-               : "+d"(d[0]), "+d"(d[1])
-               : "d"(a[0]), "d"(b[0]));
-}
-#endif
-enum { MI = WTM / MM, NJ = WTN / 8, /* DMMA tiles of a warp along m and n */
-       AE = MM * MK / 32, BE = 8 * MK / 32, CE = MM * 8 / 32, /* per-lane elements */
-       KS = TBK / MK /* k-steps per stage: even, so a tile starts in fragment buffer 0 */ };
-
-/* The block's tile of C (beta != 0) asked into L2 before the main loop, so
- * that the epilogue's reads find it there: in a rank-64 update the main
- * loop is four stages and the epilogue's C traffic is most of the time.
- * Each column of the tile is 1 KB, eight 128-byte lines (nine when C is
- * not aligned to them): thread t asks for lines t % 2 * 4 .. + 3 of column
- * t / 2, and the last row for the ninth.  Only addresses inside C. */
-static_assert(2 * TBN == NTHREADS, "prefetch_c: two threads a column of the tile");
-static __device__ __forceinline__ void prefetch_c(const double *c, long long ldc, int m0, int n0,
-                                                  int m, int n)
-{
-  const int col = n0 + (int)threadIdx.x / 2, rows = min(TBM, m - m0);
-  const double *cp = c + m0 + (long long)col * ldc;
-  if (col >= n) return;
-#pragma unroll
-  for (int l = 0; l < 4; l++) {
-    const int r = ((int)threadIdx.x % 2 * 4 + l) * 16;
-    if (r < rows) asm volatile("prefetch.global.L2 [%0];\n" ::"l"(cp + r));
-  }
-  if (threadIdx.x % 2) asm volatile("prefetch.global.L2 [%0];\n" ::"l"(cp + rows - 1));
-}
-
-/* C's tile t in the blocks' walk: bands of DLG_DGEMM_BAND tile columns,
- * each walked across the band first and then down m (the last band may be
- * narrower). */
-static __device__ __forceinline__ void tile_at(const dlg_dgemm_args &p, int t, int &m0, int &n0)
-{
-  const int gm = (p.m + TBM - 1) / TBM, gn = (p.n + TBN - 1) / TBN;
-  const int per_band = DLG_DGEMM_BAND * gm, band = t / per_band, in_band = t % per_band,
-            width = min(DLG_DGEMM_BAND, gn - band * DLG_DGEMM_BAND);
-  m0 = (in_band / width) * TBM, n0 = (band * DLG_DGEMM_BAND + in_band % width) * TBN;
-}
-
 /* The tile at (seg.m0(), seg.n0()) of op(A) op(B) over seg's range of k,
  * a and b the batch entry's operands, into C (c: the entry's) when
  * seg.slot() < 0, else as a dense TBM x TBN part into the split last
@@ -245,12 +179,7 @@ static __device__ __forceinline__ void tile_product(const dlg_dgemm_args &p, con
   double acc[MI][NJ][CE];
   double fa[2][MI][AE], fb[2][NJ][BE]; /* fragments: the k-step computed, the next one */
 
-#pragma unroll
-  for (int i = 0; i < MI; i++)
-#pragma unroll
-    for (int j = 0; j < NJ; j++)
-#pragma unroll
-      for (int e = 0; e < CE; e++) acc[i][j][e] = 0.0;
+  zero(acc);
   if (seg.whole && p.beta != 0.0) prefetch_c(c, p.ldc, m0, n0, p.m, p.n);
 
   /* op(B)'s rows are B's columns: B^T is stored like A, k-contiguous when B is. */
@@ -305,43 +234,17 @@ static __device__ __forceinline__ void tile_product(const dlg_dgemm_args &p, con
         __syncthreads(); /* tile t + 1 is in, from every thread's copies */
         load_frags(0, t + 1, 0);
       }
-#pragma unroll
-      for (int i = 0; i < MI; i++)
-#pragma unroll
-        for (int j = 0; j < NJ; j++) dmma(acc[i][j], fa[ks & 1][i], fb[ks & 1][j]);
+      products(acc, fa[ks & 1], fb[ks & 1]);
     }
   }
 
-  /* One DMMA row of tiles at a time: its C elements are all read before
-   * any is written, so the loads overlap (read and written one by one, as
-   * the compiler must when a store may alias the next load, a beta != 0
-   * rank-64 update ran at a quarter of its beta == 0 speed). */
   const int at = seg.slot(p);
   const bool part = at >= 0;
   double *const oc = part ? p.tail_work + (long long)at * TBM * TBN - m0 - (long long)n0 * TBM : c;
-  const long long ldc = part ? TBM : p.ldc;
-  const int om = part ? m0 + TBM : p.m, on = part ? n0 + TBN : p.n;
-  const double beta = part ? 0.0 : p.beta;
-#pragma unroll
-  for (int i = 0; i < MI; i++) {
-    double old[NJ][CE];
-#pragma unroll
-    for (int e = 0; e < CE; e++)
-#pragma unroll
-      for (int j = 0; j < NJ; j++) {
-        const int row = m0 + wm + i * MM + g + 8 * (e / 2), col = n0 + wn + j * 8 + q4 * 2 + e % 2;
-        old[j][e] = beta != 0.0 && row < om && col < on ? oc[row + (long long)col * ldc] : 0.0;
-      }
-#pragma unroll
-    for (int e = 0; e < CE; e++)
-#pragma unroll
-      for (int j = 0; j < NJ; j++) {
-        const int row = m0 + wm + i * MM + g + 8 * (e / 2), col = n0 + wn + j * 8 + q4 * 2 + e % 2;
-        if (row < om && col < on)
-          oc[row + (long long)col * ldc] =
-              beta == 0.0 ? p.alpha * acc[i][j][e] : p.alpha * acc[i][j][e] + beta * old[j][e];
-      }
-  }
+  store_c(oc, part ? TBM : p.ldc, part ? m0 + TBM : p.m, part ? n0 + TBN : p.n, p.alpha,
+          part ? 0.0 : p.beta, acc, [&](int i, int j, int e, int &row, int &col) {
+            row = m0 + wm + i * MM + g + 8 * (e / 2), col = n0 + wn + j * 8 + q4 * 2 + e % 2;
+          });
 }
 
 /* tile_product's range of k and destination: all of k into C (the

@@ -3,8 +3,9 @@
  * quality gates for the SASS of CUDA kernels.
  *
  * usage: dlgemm-sass [--list] [--kernel SUBSTR] [--arch sm_XX]
- *                    [--gate-clean] [--gate-loop MIN] [--gate-op OP] [--gate-has OP] FILE
+ *                    [--gate-clean] [--gate-loop MIN] [--gate-op OP] [--gate-has OP]... FILE
  *
+ * --gate-has may be given up to four times: each instruction is required.
  * FILE is a cubin, fatbin, object, executable or shared library (dlgemm
  * embeds its fatbin as data; it is found by its magic number), or the text
  * of `cuobjdump -sass` ('-' reads it from stdin).  cuobjdump is taken from
@@ -23,13 +24,15 @@
 typedef struct options {
   int list, clean;
   double loop_min;
-  const char *kernel, *arch, *loop_op, *has_op, *file;
+  const char *kernel, *arch, *loop_op, *file;
+  const char *has_op[4]; /* --gate-has, each of them required */
+  int has_ops;
 } options;
 
 static int usage(void)
 {
   fprintf(stderr, "usage: dlgemm-sass [--list] [--kernel SUBSTR] [--arch sm_XX] [--gate-clean]\n"
-                  "                   [--gate-loop MIN] [--gate-op OP] [--gate-has OP] FILE\n");
+                  "                   [--gate-loop MIN] [--gate-op OP] [--gate-has OP]... FILE\n");
   return 2;
 }
 
@@ -153,7 +156,7 @@ static int has_op(const sass_func *f, int from, int to, const char *want)
 
 static int gates(const options *o, const sass_func *f, const sass_stats *s)
 {
-  int bad = 0;
+  int bad = 0, i;
   if (o->clean && (s->ldl_stl || s->stack_frame)) {
     printf("GATE FAIL %s %s: %d local-memory instructions (LDL/STL), stack frame %s\n", f->name,
            f->arch, s->ldl_stl, s->stack_frame ? "yes" : "no");
@@ -171,10 +174,11 @@ static int gates(const options *o, const sass_func *f, const sass_stats *s)
     printf("GATE FAIL %s %s: no %s in the main loop\n", f->name, f->arch, o->loop_op);
     bad++;
   }
-  if (o->has_op && !has_op(f, 0, f->n - 1, o->has_op)) {
-    printf("GATE FAIL %s %s: no %s instruction\n", f->name, f->arch, o->has_op);
-    bad++;
-  }
+  for (i = 0; i < o->has_ops; i++)
+    if (!has_op(f, 0, f->n - 1, o->has_op[i])) {
+      printf("GATE FAIL %s %s: no %s instruction\n", f->name, f->arch, o->has_op[i]);
+      bad++;
+    }
   return bad;
 }
 
@@ -192,7 +196,7 @@ int main(int argc, char **argv)
     else if (!strcmp(a, "--arch") && more) o.arch = argv[++i];
     else if (!strcmp(a, "--gate-loop") && more) o.loop_min = atof(argv[++i]);
     else if (!strcmp(a, "--gate-op") && more) o.loop_op = argv[++i];
-    else if (!strcmp(a, "--gate-has") && more) o.has_op = argv[++i];
+    else if (!strcmp(a, "--gate-has") && more && o.has_ops < 4) o.has_op[o.has_ops++] = argv[++i];
     else if (a[0] == '-' && a[1]) return usage();
     else o.file = a;
   }

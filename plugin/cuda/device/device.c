@@ -292,6 +292,15 @@ static int setup(dlg_cuda_device *dev, int ordinal, char *why, size_t len)
   }
   if (!r)
     r = get_kernel(cu, dev, "dgemm_dmma", "dlg_dgemm_splitk_reduce", 0, &dev->dgemm_splitk_reduce);
+  for (t = 0; !r && t < 4; t++) { /* sm_90 only: without them the cp.async kernels run */
+    static const char *const ab[4] = {"rr", "rk", "kr", "kk"};
+    char name[32];
+    snprintf(name, sizeof name, "dlg_dgemm_tma_%s", ab[t]);
+    if (get_kernel(cu, dev, "dgemm_tma", name, DLG_DGEMM_TMA_SMEM, &dev->dgemm_tma[t])) {
+      memset(dev->dgemm_tma, 0, sizeof dev->dgemm_tma);
+      break;
+    }
+  }
   if (!r) r = load_hgemm(cu, dev, "hgemm_mma", "mma", 0, 0, dev->hgemm_mma, DLG_HMMA_SMEM);
   /* mma.sync has no promoting variant: 3xTF32 runs as TF32 there (hgemm_args.h) */
   dev->hgemm_mma[DLG_TC_TF32X3][3] = dev->hgemm_mma[DLG_TC_TF32][3];

@@ -37,6 +37,7 @@ typedef struct dlg_cuda_device {
   CUfunction sgpr, sgpr_edge; /* sgemm_sgpr.cu: full 64-row blocks, and any */
   CUfunction dgemm[4];        /* dgemm_dmma.cu, [a_kc * 2 + b_kc] */
   CUfunction dgemm_tail[4];   /* the same with the last wave split along k */
+  CUfunction dgemm_tma[4];    /* dgemm_tma.cu (sm_90), the same order; 0: not loaded */
   CUfunction dgemm_splitk_reduce;
   /* hgemm_mma.cu, [DLG_TC_* kind][a_kc * 2 + b_kc]; TF32 has kk only */
   CUfunction hgemm_mma[DLG_TC_KINDS][4];

@@ -1,12 +1,18 @@
 /*
  * dgemm.c - from a dlg_gemm of doubles on device memory to launches of
- * the FP64 tensor-core kernel (kernels/cuda/dgemm_dmma.cu).
+ * the FP64 tensor-core kernels: kernels/cuda/dgemm_tma.cu on sm_90, fed by
+ * TMA, wherever TMA can address both operands; kernels/cuda/dgemm_dmma.cu,
+ * fed by cp.async, for the rest (other chips, misaligned operands, split-K
+ * and the split last wave).
  *
- * One tile shape: the kernel exists for the host-array engine's large tiles,
- * float64 tensors and the factorizations; what it needs to know is the
- * orientation (orient.h), which operands allow 16-byte copies, whether
+ * One tile shape: the kernels exist for the host-array engine's large
+ * tiles, float64 tensors and the factorizations; what they need to know is
+ * the orientation (orient.h), which operands allow 16-byte copies, whether
  * k is long enough against C's tiles to be split, and whether the grid's
- * last wave is partial enough to be split along k.
+ * last wave is partial enough to be split along k.  The TMA kernel took
+ * the FP64 squares from 0.93 to 0.96-0.98 of cuBLAS DGEMM and 3000^3 TN
+ * from 0.87 to 0.97-0.99 (H100, bench/NOTES.md): it is taken before the
+ * split last wave, which gave 8192^3 one point.
  */
 #include <stdint.h>
 #include <string.h>
@@ -100,6 +106,59 @@ static CUresult launch(const dlg_cuda_api *cu, const dlg_cuda_device *dev, int k
                           DLG_DGEMM_THREADS, 1, 1, DLG_DGEMM_SMEM, stream, params, NULL);
 }
 
+/* TMA's view of one operand of the TMA kernel (dgemm_tma.cu), 128-byte
+ * swizzled: k-contiguous, a 3-D tensor (k, rows, batch) in boxes of 16 k
+ * x the tile's rows; row-contiguous, boxes of 16 rows x 16 k, which a
+ * stage needs tile_rows / 16 of - unless the rows are whole 16s, when the
+ * 4-D view (16 rows, k, rows / 16, batch) brings them in one box (*whole):
+ * fewer TMA instructions between the DMMAs. */
+static CUresult operand_map(const dlg_cuda_api *cu, CUtensorMap *map, const dlg_operand *o,
+                            long long rows, long long k, long long batch, unsigned tile_rows,
+                            int *whole)
+{
+  const cuuint64_t zs = (cuuint64_t)(o->bs ? o->bs : o->ld) * 8, zn = o->bs ? (cuuint64_t)batch : 1;
+  const cuuint32_t step[4] = {1, 1, 1, 1};
+  *whole = 0;
+  if (!o->kc && rows % 16 == 0) {
+    const cuuint64_t dims[4] = {16, (cuuint64_t)k, (cuuint64_t)rows / 16, zn};
+    const cuuint64_t strides[3] = {(cuuint64_t)o->ld * 8, 128, zs};
+    const cuuint32_t box[4] = {16, 16, tile_rows / 16, 1};
+    if (!cu->TensorMapEncodeTiled(map, CU_TENSOR_MAP_DATA_TYPE_FLOAT64, 4, (void *)o->data, dims,
+                                  strides, box, step, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                                  CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                                  CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE))
+      return *whole = 1, CUDA_SUCCESS;
+  }
+  {
+    const cuuint64_t dims[3] = {(cuuint64_t)(o->kc ? k : rows), (cuuint64_t)(o->kc ? rows : k), zn};
+    const cuuint64_t strides[2] = {(cuuint64_t)o->ld * 8, zs};
+    const cuuint32_t box[3] = {16, o->kc ? tile_rows : 16, 1};
+    return cu->TensorMapEncodeTiled(map, CU_TENSOR_MAP_DATA_TYPE_FLOAT64, 3, (void *)o->data,
+                                    dims, strides, box, step, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                                    CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                                    CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  }
+}
+
+/* The TMA kernel, where it is loaded (sm_90) and TMA can address both
+ * operands (16-byte aligned, a batch the grid holds); 0: not taken. */
+static int launch_tma(const dlg_cuda_api *cu, const dlg_cuda_device *dev, int kernel,
+                      const dlg_dgemm_args *a, const dlg_operand *op1, const dlg_operand *op2,
+                      long long batch, CUstream stream, CUresult *r)
+{
+  dlg_dgemm_args p = *a;
+  CUtensorMap ma, mb;
+  void *params[] = {&p, &ma, &mb};
+  if (!dev->dgemm_tma[kernel] || !dlg_config_get()->dgemm_tma || !op1->vec || !op2->vec ||
+      a->k == 0 || batch > 65535 ||
+      operand_map(cu, &ma, op1, a->m, a->k, batch, DLG_DGEMM_BM, &p.whole_a) ||
+      operand_map(cu, &mb, op2, a->n, a->k, batch, DLG_DGEMM_BN, &p.whole_b))
+    return 0;
+  *r = cu->LaunchKernel(dev->dgemm_tma[kernel], (unsigned)tiles_of(a), 1, (unsigned)batch,
+                        DLG_DGEMM_THREADS, 1, 1, DLG_DGEMM_TMA_SMEM, stream, params, NULL);
+  return 1;
+}
+
 /* The chunks of k as a batch of products (strided along k, not across
  * matrices) into pooled partial sums, the last chunk shorter, then C. */
 static CUresult launch_split(const dlg_cuda_api *cu, dlg_cuda_device *dev, int kernel,
@@ -143,7 +202,7 @@ dlgemm_status dlg_cuda_dgemm(dlg_cuda_device *dev, const dlg_gemm *g, CUstream s
   dlg_dgemm_args a;
   int64_t m, n;
   long long b0;
-  int kernel, splits, tail = 0;
+  int kernel, splits, tail = 0, tma = 0;
   long long dp = 0;
   CUresult r = CUDA_SUCCESS;
 
@@ -164,6 +223,9 @@ dlgemm_status dlg_cuda_dgemm(dlg_cuda_device *dev, const dlg_gemm *g, CUstream s
   kernel = op1.kc * 2 + op2.kc;
   if ((splits = splits_for(dev, &a, g->batch)) > 1) {
     r = launch_split(cu, dev, kernel, &a, &op1, &op2, splits, stream);
+  } else if (dlg_config_get()->dgemm_tail <= 0 &&
+             (tma = launch_tma(cu, dev, kernel, &a, &op1, &op2, g->batch, stream, &r))) {
+    /* launched */
   } else if ((tail = tail_splits(dev, &a, g->batch, &dp)) > 1) {
     r = launch_tail(cu, dev, kernel, &a, dp, tail, stream);
   } else {
@@ -176,7 +238,7 @@ dlgemm_status dlg_cuda_dgemm(dlg_cuda_device *dev, const dlg_gemm *g, CUstream s
   if (r)
     return dlg_fail(DLGEMM_ERR_BACKEND_FAILED, "CUDA kernel launch failed: %s", dlg_cuda_error(r));
   if (dlg_config_get()->verbose) /* the DLGEMM_VERBOSE line names the kernel */
-    dlg_note("DMMA %dx%d tile, k in %d split(s)%s", DLG_DGEMM_BM, DLG_DGEMM_BN, splits,
-             tail ? ", the last wave's tiles in chunks of k" : "");
+    dlg_note("DMMA %dx%d tile%s, k in %d split(s)%s", DLG_DGEMM_BM, DLG_DGEMM_BN,
+             tma ? " through TMA" : "", splits, tail ? ", the last wave's tiles in chunks of k" : "");
   return DLGEMM_OK;
 }

@@ -1,0 +1,144 @@
+/*
+ * dgemm_tile.cuh - what the two FP64 tensor-core kernels share: the tile
+ * and its warps, the DMMA and its fragments, the order blocks take C's
+ * tiles in, and the epilogue.  dgemm_dmma.cu feeds the tile through
+ * cp.async (every chip from sm_80), dgemm_tma.cu through TMA (sm_90).
+ */
+#ifndef DLG_DGEMM_TILE_CUH
+#define DLG_DGEMM_TILE_CUH
+
+#include "dgemm_args.h"
+
+namespace dmma {
+
+/* A TBM x TBN tile of C per block of NTHREADS, its warps WARPS_M along m,
+ * each a WTM x WTN block of C (dgemm_dmma.cu says why this shape). */
+enum { TBM = DLG_DGEMM_BM, TBN = DLG_DGEMM_BN, TBK = DLG_DGEMM_BK, NTHREADS = DLG_DGEMM_THREADS,
+       WARPS_M = 2, WTM = TBM / WARPS_M, WTN = TBN / (NTHREADS / 32 / WARPS_M) };
+
+static __device__ __forceinline__ unsigned saddr(const void *p)
+{
+  return (unsigned)__cvta_generic_to_shared(p);
+}
+/* The DMMA shape: sm_90 has native 16 x 8 x 8 and 16 x 8 x 16 double MMAs
+ * (DMMA.16x8x8, .16x8x16); 8 x 8 x 4, the only shape of sm_80, issues
+ * there at half the rate (24 TFLOP/s for the first version of this kernel
+ * on the H100).  16 x 8 x 8 gives two k-steps per stage to pipeline (and is
+ * what cuBLAS's sm_90 DGEMM uses).  Fragments (PTX ISA, "Matrix Fragments
+ * for mma.m16n8k8", .f64), with g = lane / 4 and t = lane % 4: A element q
+ * at row g + 8 (q % 2), k t + 4 (q / 2); B element q at k t + 4 q, column
+ * g; C element e at row g + 8 (e / 2), column 2 t + e % 2.  m8n8k4 is the
+ * same with one A, one B and two C elements. */
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+enum { MM = 16, MK = 8 };
+static __device__ __forceinline__ void dmma(double (&d)[4], const double (&a)[4], const double (&b)[2])
+{
+  asm volatile("mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
+               "{%8,%9}, {%0,%1,%2,%3};\n"
+               : "+d"(d[0]), "+d"(d[1]), "+d"(d[2]), "+d"(d[3])
+               : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(b[0]), "d"(b[1]));
+}
+#else
+enum { MM = 8, MK = 4 };
+static __device__ __forceinline__ void dmma(double (&d)[2], const double (&a)[1], const double (&b)[1])
+{
+  asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0,%1}, {%2}, {%3}, {%0,%1};\n"
+               : "+d"(d[0]), "+d"(d[1])
+               : "d"(a[0]), "d"(b[0]));
+}
+#endif
+enum { MI = WTM / MM, NJ = WTN / 8, /* DMMA tiles of a warp along m and n */
+       AE = MM * MK / 32, BE = 8 * MK / 32, CE = MM * 8 / 32 /* per-lane elements */ };
+
+/* The block's tile of C (beta != 0) asked into L2 before the main loop, so
+ * that the epilogue's reads find it there: in a rank-64 update the main
+ * loop is four stages and the epilogue's C traffic is most of the time.
+ * Each column of the tile is 1 KB, eight 128-byte lines (nine when C is
+ * not aligned to them): thread t asks for lines t % 2 * 4 .. + 3 of column
+ * t / 2, and the last row for the ninth.  Only addresses inside C. */
+static_assert(2 * TBN == NTHREADS, "prefetch_c: two threads a column of the tile");
+static __device__ __forceinline__ void prefetch_c(const double *c, long long ldc, int m0, int n0,
+                                                  int m, int n)
+{
+  const int col = n0 + (int)threadIdx.x / 2, rows = min(TBM, m - m0);
+  const double *cp = c + m0 + (long long)col * ldc;
+  if (col >= n) return;
+#pragma unroll
+  for (int l = 0; l < 4; l++) {
+    const int r = ((int)threadIdx.x % 2 * 4 + l) * 16;
+    if (r < rows) asm volatile("prefetch.global.L2 [%0];\n" ::"l"(cp + r));
+  }
+  if (threadIdx.x % 2) asm volatile("prefetch.global.L2 [%0];\n" ::"l"(cp + rows - 1));
+}
+
+/* C's tile t in the blocks' walk: bands of DLG_DGEMM_BAND tile columns,
+ * each walked across the band first and then down m (the last band may be
+ * narrower). */
+static __device__ __forceinline__ void tile_at(const dlg_dgemm_args &p, int t, int &m0, int &n0)
+{
+  const int gm = (p.m + TBM - 1) / TBM, gn = (p.n + TBN - 1) / TBN;
+  const int per_band = DLG_DGEMM_BAND * gm, band = t / per_band, in_band = t % per_band,
+            width = min(DLG_DGEMM_BAND, gn - band * DLG_DGEMM_BAND);
+  m0 = (in_band / width) * TBM, n0 = (band * DLG_DGEMM_BAND + in_band % width) * TBN;
+}
+
+/* A warp's accumulators zeroed, and one k-step of its DMMA tiles. */
+static __device__ __forceinline__ void zero(double (&acc)[MI][NJ][CE])
+{
+#pragma unroll
+  for (int i = 0; i < MI; i++)
+#pragma unroll
+    for (int j = 0; j < NJ; j++)
+#pragma unroll
+      for (int e = 0; e < CE; e++) acc[i][j][e] = 0.0;
+}
+static __device__ __forceinline__ void products(double (&acc)[MI][NJ][CE], const double (&fa)[MI][AE],
+                                                const double (&fb)[NJ][BE])
+{
+#pragma unroll
+  for (int i = 0; i < MI; i++)
+#pragma unroll
+    for (int j = 0; j < NJ; j++) dmma(acc[i][j], fa[i], fb[j]);
+}
+
+/* The epilogue: the accumulators times alpha, plus beta times C, into
+ * oc (om x on, column-major, leading dimension ldc); at(i, j, e, row,
+ * col) says where accumulator [i][j][e] goes.  One DMMA row of tiles at a
+ * time: its C elements are all read before any is written, so the loads
+ * overlap (read and written one by one, as the compiler must when a store
+ * may alias the next load, a beta != 0 rank-64 update ran at a quarter of
+ * its beta == 0 speed).  beta == 0 never reads C.  The two loops are
+ * written out: one walk passed a reading and a writing lambda made each
+ * kernel 112 instructions longer. */
+template <typename AT>
+static __device__ __forceinline__ void store_c(double *oc, long long ldc, int om, int on,
+                                               double alpha, double beta,
+                                               const double (&acc)[MI][NJ][CE], AT at)
+{
+#pragma unroll
+  for (int i = 0; i < MI; i++) {
+    double old[NJ][CE];
+#pragma unroll
+    for (int e = 0; e < CE; e++)
+#pragma unroll
+      for (int j = 0; j < NJ; j++) {
+        int row, col;
+        at(i, j, e, row, col);
+        old[j][e] = beta != 0.0 && row < om && col < on ? oc[row + (long long)col * ldc] : 0.0;
+      }
+#pragma unroll
+    for (int e = 0; e < CE; e++)
+#pragma unroll
+      for (int j = 0; j < NJ; j++) {
+        int row, col;
+        at(i, j, e, row, col);
+        if (row < om && col < on)
+          oc[row + (long long)col * ldc] =
+              beta == 0.0 ? alpha * acc[i][j][e] : alpha * acc[i][j][e] + beta * old[j][e];
+      }
+  }
+}
+
+} // namespace dmma
+
+#endif

@@ -1,0 +1,227 @@
+/*
+ * dgemm_tma.cu - the FP64 tensor-core GEMM of sm_90, its operands brought
+ * in by TMA behind mbarriers: the tile, warps and DMMAs of dgemm_dmma.cu
+ * (dgemm_tile.cuh), without its cp.async copies and block barriers.
+ *
+ * Why (bench/NOTES.md, "FP64 through TMA"): with cp.async the DMMA pipe
+ * was busy 91% of the time against cuBLAS's 98.5%; what was left was the
+ * copies' address arithmetic between the DMMAs and the block-wide barrier
+ * each stage, where the warps of a block wait for the slowest.
+ *
+ * - One thread (thread 0) issues each stage's boxes and the byte count its
+ *   "full" barrier waits for; each warp waits for that barrier on its own
+ *   and marks the stage "empty" once it holds the stage's last fragments.
+ *   Thread 0 refills a stage one tile after its warps left it (its wait is
+ *   then nearly always already over), four stages deep: three tiles of
+ *   loads in flight behind the one being computed.  No warp waits for
+ *   another but through the data.
+ * - TMA zero-fills outside the matrices, so edge tiles and a k tail take
+ *   the same path as the rest.
+ * - The stored tiles are 128-byte swizzled (TMA writes a box dense; the
+ *   swizzle is what spreads a fragment read over the banks): a
+ *   k-contiguous operand as [row][16 k], its 16-byte chunk k/2 stored at
+ *   chunk (k/2) ^ (row % 8); a row-contiguous one in boxes of 16 rows, each
+ *   [k][16 rows], chunk (row % 16)/2 at ((row % 16)/2) ^ (k % 8).
+ * - Which physical row a fragment row is, is free (C's rows and columns
+ *   follow it in the epilogue), and chosen so that every fragment read is
+ *   conflict-free with k in its natural order (lane t reads k = t + 4 e
+ *   + 8 s for element e of k-step s, 8 bytes a load):
+ *   - k-contiguous operand: fragment row g of 8 is row kc_row(g) = (g % 4)
+ *     * 2 + g / 4.  A half warp (g 0..3, t 0..3) reads chunks ((t / 2) ^
+ *     2 g) and halves t % 2: 16 distinct 8-byte bank pairs.
+ *   - row-contiguous operand: fragment rows g and g + 8 of a DMMA tile (A),
+ *     or row g of two neighbouring 8-column tiles (B), are the 16 rows
+ *     rc_row(g, h) = g % 2 + h * 2 + (g / 4) * 4 + (g / 2 % 2) * 8: a half
+ *     warp reads rows 0, 1, 8, 9 (+ 2 h), chunks t ^ {0, 4} and both
+ *     halves of each.
+ *   (A 16-byte read of a k pair would need k reordered, and the DMMA takes
+ *   a row's two k values in registers that are not neighbours: ptxas moved
+ *   them and spilled.)
+ * - The tile order, the epilogue and beta are dgemm_dmma.cu's.
+ */
+#include <cuda.h>
+#include "dgemm_tile.cuh"
+#include "in_place.cuh"
+#include "tma.cuh"
+
+namespace dmma {
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+
+enum { STAGES = DLG_DGEMM_TMA_STAGES, A_BYTES = TBM * TBK * 8, B_BYTES = TBN * TBK * 8,
+       STAGE_BYTES = A_BYTES + B_BYTES, BOX_BYTES = 16 * TBK * 8 /* 16 rows x 16 k */ };
+static_assert(TBK == 16 && MM == 16 && MK == 8, "one stage is two k-steps of DMMA.16x8x8");
+
+/* tma_load (tma.cuh) from a 4-D view: a stage of a row-contiguous operand, all of
+ * its boxes of 16 rows at once (dgemm.c's whole_*). */
+static __device__ __forceinline__ void tma_load4(unsigned dst, const CUtensorMap *map, unsigned bar,
+                                                 int c1, int c2, int c3)
+{
+  asm volatile("cp.async.bulk.tensor.4d.shared::cluster.global.mbarrier::complete_tx::bytes"
+               " [%0], [%1, {%2, %3, %4, %5}], [%6];\n" ::"r"(dst),
+               "l"(map), "r"(0), "r"(c1), "r"(c2), "r"(c3), "r"(bar)
+               : "memory");
+}
+
+/* Where element (row, k) of a stored tile is, in bytes (see above). */
+static __device__ __forceinline__ unsigned at_kc(int row, int k)
+{
+  return row * 128 + ((((k >> 1) ^ row) & 7) << 4) + ((k & 1) << 3);
+}
+static __device__ __forceinline__ unsigned at_rc(int row, int k)
+{
+  return (row >> 4) * BOX_BYTES + k * 128 + (((((row & 15) >> 1) ^ k) & 7) << 4) + ((row & 1) << 3);
+}
+/* The physical rows of fragment rows (see above). */
+static __device__ __forceinline__ int kc_row(int g) { return (g & 3) * 2 + (g >> 2); }
+static __device__ __forceinline__ int rc_row(int g, int h)
+{
+  return (g & 1) + h * 2 + (g >> 2) * 4 + ((g >> 1) & 1) * 8;
+}
+template <bool A_KC, bool B_KC>
+static __device__ __forceinline__ void gemm_tma(const dlg_dgemm_args &p, const CUtensorMap *ma,
+                                                const CUtensorMap *mb)
+{
+  extern __shared__ __align__(16) unsigned char smem[];
+  /* fragment reads: plain loads at 32-bit shared offsets, which ptxas may
+   * schedule between the DMMAs (not past the barrier waits: those are
+   * memory clobbers) */
+  const double *const sd = reinterpret_cast<const double *>(smem);
+  /* the barriers first (full: STAGES, empty: STAGES), then the stages on
+   * the 1024-byte boundary the 128-byte swizzle is laid out from */
+  const unsigned bars = saddr(smem), s0 = (bars + 16 * STAGES + 16 + 1023) & ~1023u;
+  const int lane = (int)threadIdx.x % 32, warp = (int)threadIdx.x / 32;
+  const int wm = (warp % WARPS_M) * WTM, wn = (warp / WARPS_M) * WTN;
+  const int g = lane / 4, q4 = lane % 4;
+  const int tiles = (p.k + TBK - 1) / TBK;
+  /* the tile's corner and batch entry, worked out anew where used (thread
+   * 0's boxes, the epilogue): kept through the main loop, they spilled */
+  auto corner = [&](int &m0, int &n0) { tile_at(p, (int)in_place(blockIdx.x), m0, n0); };
+
+  if (threadIdx.x == 0) {
+    int m0, n0;
+    corner(m0, n0);
+    /* thread 0's box coordinates, read back for each stage: worked out or
+     * kept in registers there, they spilled the fragments */
+    int4 *const at = reinterpret_cast<int4 *>(smem + 16 * STAGES);
+    *at = make_int4(m0, n0, p.sa ? (int)blockIdx.z : 0, p.sb ? (int)blockIdx.z : 0);
+    for (int s = 0; s < STAGES; s++) {
+      bar_init(bars + 8 * s, 1);                                /* thread 0's expect_tx */
+      bar_init(bars + 8 * (STAGES + s), NTHREADS / 32);         /* one per warp */
+    }
+    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+  }
+  __syncthreads();
+  /* tile t's boxes into its stage (thread 0) */
+  auto issue = [&](int t) {
+    const int s = t % STAGES, kc = t * TBK;
+    int m0, n0, za, zb;
+    asm volatile("ld.shared.v4.s32 {%0, %1, %2, %3}, [%4];\n"
+                 : "=r"(m0), "=r"(n0), "=r"(za), "=r"(zb)
+                 : "r"(bars + 16 * STAGES));
+    const unsigned sa = s0 + s * STAGE_BYTES, sb = sa + A_BYTES, full = bars + 8 * s;
+    bar_expect(full, STAGE_BYTES);
+    if (A_KC) tma_load(sa, ma, full, kc, m0, za);
+    else if (p.whole_a) tma_load4(sa, ma, full, kc, m0 / 16, za);
+    else
+      for (int b = 0; b < TBM / 16; b++) tma_load(sa + b * BOX_BYTES, ma, full, m0 + 16 * b, kc, za);
+    if (B_KC) tma_load(sb, mb, full, kc, n0, zb);
+    else if (p.whole_b) tma_load4(sb, mb, full, kc, n0 / 16, zb);
+    else
+      for (int b = 0; b < TBN / 16; b++) tma_load(sb + b * BOX_BYTES, mb, full, n0 + 16 * b, kc, zb);
+  };
+  if (threadIdx.x == 0)
+    for (int t = 0; t < STAGES && t < tiles; t++) issue(t);
+
+  double acc[MI][NJ][CE];
+  double fa[2][MI][AE], fb[2][NJ][BE]; /* fragments: the k-step computed, the next one */
+  zero(acc);
+  if (p.beta != 0.0) {
+    int m0, n0;
+    corner(m0, n0);
+    prefetch_c(p.c + blockIdx.z * p.sc, p.ldc, m0, n0, p.m, p.n);
+  }
+
+  /* k-step ks of the tile in stage s into fragment buffer buf.  Every
+   * address is one of four per-lane offsets an operand plus a constant:
+   * 16 rows on are 2 KB on in both forms, 8 rows on 1 KB in the
+   * k-contiguous one, 8 k on 1 KB in the row-contiguous one. */
+  unsigned oa[2][2], ob[2][2]; /* kc: [e][ks]; rc: [h or j % 2][e] */
+#pragma unroll
+  for (int x = 0; x < 2; x++)
+#pragma unroll
+    for (int y = 0; y < 2; y++) {
+      oa[x][y] = A_KC ? at_kc(wm + kc_row(g), q4 + 4 * x + 8 * y) : at_rc(wm + rc_row(g, x), q4 + 4 * y);
+      ob[x][y] = B_KC ? at_kc(wn + kc_row(g), q4 + 4 * x + 8 * y) : at_rc(wn + rc_row(g, x), q4 + 4 * y);
+    }
+  auto load_frags = [&](int buf, int s, int ks) {
+    const unsigned sa = s0 - bars + s * STAGE_BYTES, sb = sa + A_BYTES;
+    auto ld1 = [&](unsigned at) { return sd[at / 8]; };
+#pragma unroll
+    for (int j = 0; j < NJ; j++)
+#pragma unroll
+      for (int e = 0; e < BE; e++)
+        fb[buf][j][e] = ld1(B_KC ? sb + ob[e][ks] + j * 1024
+                                 : sb + ob[j % 2][e] + (j / 2) * 2048 + ks * 1024);
+#pragma unroll
+    for (int i = 0; i < MI; i++)
+#pragma unroll
+      for (int q = 0; q < AE; q++) /* row g + 8 (q % 2), k t + 4 (q / 2) */
+        fa[buf][i][q] = ld1(A_KC ? sa + oa[q / 2][ks] + i * 2048 + (q % 2) * 1024
+                                 : sa + oa[q % 2][q / 2] + i * 2048 + ks * 1024);
+  };
+
+  if (tiles > 0) {
+    bar_wait(bars, 0);
+    load_frags(0, 0, 0);
+  }
+  for (int t = 0; t < tiles; t++) {
+    const int s = t % STAGES;
+    /* the stage tile t - 1 left refilled, by a warp in turn */
+    if (lane == 0 && warp == t % (NTHREADS / 32) && t >= 1 && t - 1 + STAGES < tiles) {
+      bar_wait(bars + 8 * (STAGES + (t - 1) % STAGES), ((t - 1) / STAGES) & 1);
+      issue(t - 1 + STAGES);
+    }
+    load_frags(1, s, 1);
+    __syncwarp();
+    if (lane == 0) bar_arrive(bars + 8 * (STAGES + s)); /* this warp is done with stage s */
+    products(acc, fa[0], fb[0]);
+    if (t + 1 < tiles) {
+      bar_wait(bars + 8 * ((t + 1) % STAGES), ((t + 1) / STAGES) & 1);
+      load_frags(0, (t + 1) % STAGES, 0);
+    }
+    products(acc, fa[1], fb[1]);
+  }
+
+  /* accumulator e of a lane is fragment row g + 8 (e / 2), column 2 q4 + e % 2 */
+  int m0, n0;
+  corner(m0, n0);
+  store_c(p.c + blockIdx.z * p.sc, p.ldc, p.m, p.n, p.alpha, p.beta, acc,
+          [&](int i, int j, int e, int &row, int &col) {
+            const int cn = q4 * 2 + e % 2;
+            row = m0 + wm + i * MM + (A_KC ? kc_row(g) + 8 * (e / 2) : rc_row(g, e / 2));
+            col = n0 + wn + (B_KC ? j * 8 + kc_row(cn) : (j / 2) * 16 + rc_row(cn, j % 2));
+          });
+}
+
+#endif
+
+} // namespace dmma
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#define DLG_DGEMM_TMA_BODY(AKC, BKC) dmma::gemm_tma<AKC, BKC>(p, &ma, &mb);
+#else
+#define DLG_DGEMM_TMA_BODY(AKC, BKC)
+#endif
+#define DLG_DGEMM_TMA_KERNEL(NAME, AKC, BKC)                                                   \
+  extern "C" __global__ void __launch_bounds__(DLG_DGEMM_THREADS, DLG_DGEMM_BLOCKS_PER_SM)     \
+      NAME(const dlg_dgemm_args p, const __grid_constant__ CUtensorMap ma,                     \
+           const __grid_constant__ CUtensorMap mb)                                             \
+  {                                                                                            \
+    DLG_DGEMM_TMA_BODY(AKC, BKC)                                                               \
+  }
+/* dlg_dgemm_tma_<ab>, a and b as dgemm_dmma.cu's */
+DLG_DGEMM_TMA_KERNEL(dlg_dgemm_tma_rr, false, false)
+DLG_DGEMM_TMA_KERNEL(dlg_dgemm_tma_rk, false, true)
+DLG_DGEMM_TMA_KERNEL(dlg_dgemm_tma_kr, true, false)
+DLG_DGEMM_TMA_KERNEL(dlg_dgemm_tma_kk, true, true)
