@@ -80,25 +80,48 @@ extern "C" __global__ void __launch_bounds__(DLG_TF32_PACK_TILE * DLG_TF32_PACK_
     }
 }
 
-/* Each thread copies eight elements of one column: eight 2-byte loads (the
- * source is what is misaligned; a warp's loads still cover 512 contiguous
- * bytes) and one 16-byte store.  The tail of a column past len is written
- * as zeros, so the copy never leaves uninitialised pool memory inside a row
- * of 16 bytes that a TMA box may read (TMA clips at len anyway). */
+/* Each thread copies eight elements of one column and stores them as 16
+ * bytes.  The source is what is misaligned: where its columns still start
+ * on 16 bytes (only off the 128-byte lines the wgmma kernels want: 3000
+ * bfloat16 values are 6000 bytes) the eight come in one 16-byte load,
+ * else in eight 2-byte loads (a warp's loads still cover 512 contiguous
+ * bytes).  The group's indices are worked out in 32 bits where the copy
+ * is small enough: two 64-bit divisions a group made the copy of a 3000 x
+ * 3000 operand cost more than its traffic.  The tail of a column past len
+ * is written as zeros, so the copy never leaves uninitialised pool memory
+ * inside a row of 16 bytes that a TMA box may read (TMA clips at len
+ * anyway). */
+template <typename I>
+static __device__ __forceinline__ void pad16(const dlg_pad16_args &p, bool vec, I groups, I per,
+                                             I total)
+{
+  for (I u = blockIdx.x * (I)blockDim.x + threadIdx.x; u < total; u += (I)gridDim.x * blockDim.x) {
+    const I z = u / per, r = u - z * per, j = r / groups, i0 = (r - j * groups) * 8;
+    const unsigned short *src = p.src + z * p.sbs + j * p.sld + i0;
+    unsigned w[4];
+    if (vec && i0 + 8 <= p.len) {
+      const uint4 v = __ldg(reinterpret_cast<const uint4 *>(src));
+      w[0] = v.x, w[1] = v.y, w[2] = v.z, w[3] = v.w;
+    } else {
+      unsigned short v[8];
+#pragma unroll
+      for (int e = 0; e < 8; e++) v[e] = i0 + e < p.len ? src[e] : 0;
+#pragma unroll
+      for (int e = 0; e < 4; e++) w[e] = v[2 * e] | (unsigned)v[2 * e + 1] << 16;
+    }
+    /* one 16-byte store, written out: as a uint4 assignment nvcc split it in four */
+    asm volatile("st.global.v4.u32 [%0], {%1, %2, %3, %4};\n" ::"l"(p.dst + z * p.dbs + j * p.dld + i0),
+                 "r"(w[0]), "r"(w[1]), "r"(w[2]), "r"(w[3])
+                 : "memory");
+  }
+}
+
 extern "C" __global__ void __launch_bounds__(DLG_PAD16_THREADS) dlg_pad16(const dlg_pad16_args p)
 {
   const long long groups = (p.len + 7) / 8, per = groups * p.cols, total = per * p.batch;
-  for (long long u = blockIdx.x * (long long)blockDim.x + threadIdx.x; u < total;
-       u += (long long)gridDim.x * blockDim.x) {
-    const long long z = u / per, j = u % per / groups, i0 = u % groups * 8;
-    const unsigned short *src = p.src + z * p.sbs + j * p.sld + i0;
-    unsigned short v[8];
-#pragma unroll
-    for (int e = 0; e < 8; e++) v[e] = i0 + e < p.len ? src[e] : 0;
-    /* one 16-byte store, written out: as a uint4 assignment nvcc split it in four */
-    asm volatile("st.global.v4.u32 [%0], {%1, %2, %3, %4};\n" ::"l"(p.dst + z * p.dbs + j * p.dld + i0),
-                 "r"(v[0] | (unsigned)v[1] << 16), "r"(v[2] | (unsigned)v[3] << 16),
-                 "r"(v[4] | (unsigned)v[5] << 16), "r"(v[6] | (unsigned)v[7] << 16)
-                 : "memory");
-  }
+  const bool vec = (unsigned long long)p.src % 16 == 0 && p.sld % 8 == 0 && p.sbs % 8 == 0;
+  if (total + (long long)gridDim.x * blockDim.x < (1ll << 31))
+    pad16<unsigned>(p, vec, (unsigned)groups, (unsigned)per, (unsigned)total);
+  else
+    pad16<long long>(p, vec, groups, per, total);
 }

@@ -21,6 +21,7 @@
 #include <stdint.h>
 #include "core/config.h"
 #include "cuda/device/driver.h"
+#include "cuda/device/orient.h"
 #include "cuda/device/pad.h"
 
 /* When a copy pays: an operand breaking 16-byte alignment costs ratio16
@@ -28,16 +29,27 @@
  * whose rows do not start on 128-byte lines costs ratio_line (TMA fetches
  * each 128-byte box row as two lines then: bfloat16 3000^3 ran in 157 us
  * with leading dimension 3000 and in 90 us with 3008, where the copy of
- * both operands takes about 30).  ratio16 = 0: no copies. */
+ * each operand takes about 14) - but only the operand the kernel takes
+ * second, the wide tile's (line_a / line_b): with only that one copied the
+ * same product ran at 0.84-0.87 of cuBLAS, with both 0.78-0.83, with only
+ * the first 0.68, as with none (H100, NN and TN; bench/NOTES.md).
+ * ratio16 = 0: no copies. */
 typedef struct pad_rule {
   int line;                 /* bytes the copy's rows start on */
   double ratio16, ratio_line;
+  int line_a, line_b;       /* whose rows the line rule applies to */
 } pad_rule;
 
 static pad_rule rule_of(const dlg_cuda_device *dev, const dlg_gemm *g)
 {
   const int pad = dlg_config_get()->pad, wgmma = dlg_is_half(g->dtype_in) && dev->hgemm_wgmma[0][0][0];
-  pad_rule r = {wgmma ? 128 : 16, 0, 0};
+  pad_rule r = {wgmma ? 128 : 16, 0, 0, 1, 1};
+  dlg_operand op1, op2;
+  int64_t m, n;
+  /* hgemm.c's order: op2 second, unless it is not k-contiguous or op1 is
+   * too; op1 is A for a column-major C, B otherwise (orient.h) */
+  dlg_orient(g, &op1, &op2, &m, &n);
+  r.line_a = (op2.kc && !op1.kc) != dlg_is_colmajor(&g->c), r.line_b = !r.line_a;
   /* TF32 packs its operands anyway (tf32.c); complex goes elsewhere */
   if (!dev->pad16 || pad == 1 || dlg_is_complex(g->dtype) ||
       (g->dtype_in == DLG_F32 && g->precision != DLGEMM_PRECISION_STRICT) || g->m < 128 ||
@@ -63,10 +75,13 @@ static int on(const dlg_matrix *x, size_t es, size_t grain)
          (size_t)x->bs * es % grain == 0;
 }
 
-static padding padding_of(const dlg_matrix *x, int64_t batch, size_t es, const pad_rule *r)
+static padding padding_of(const dlg_matrix *x, int line, int64_t batch, size_t es,
+                          const pad_rule *r)
 {
   const int64_t per = (int64_t)(r->line / es);
-  const double ratio = !on(x, es, 16) ? r->ratio16 : !on(x, es, (size_t)r->line) ? r->ratio_line : 0;
+  const double ratio = !on(x, es, 16)                          ? r->ratio16
+                       : line && !on(x, es, (size_t)r->line) ? r->ratio_line
+                                                               : 0;
   padding q;
   q.len = dlg_is_colmajor(x) ? x->rows : x->cols;
   q.cols = dlg_is_colmajor(x) ? x->cols : x->rows;
@@ -106,8 +121,8 @@ int dlg_cuda_padded(dlg_cuda_device *dev, const dlg_gemm *g, CUstream stream, dl
   const dlg_cuda_api *cu = dlg_cuda_api_get(why, sizeof why);
   const size_t es = dlg_elem_size(g->dtype_in);
   const pad_rule rule = rule_of(dev, g);
-  const padding qa = padding_of(&g->a, g->batch, es, &rule);
-  const padding qb = padding_of(&g->b, g->batch, es, &rule);
+  const padding qa = padding_of(&g->a, rule.line_a, g->batch, es, &rule);
+  const padding qb = padding_of(&g->b, rule.line_b, g->batch, es, &rule);
   CUresult r = CUDA_SUCCESS;
   *work = 0;
   if (!cu || rule.ratio16 == 0 || qa.bytes + qb.bytes == 0 || dlg_flops(g) < qa.cost + qb.cost)
