@@ -4,7 +4,7 @@
  * any layout into the k-contiguous TF32 form the kernels read;
  * plugin/cuda/device/tf32.c decides when it runs), and the copy of a 16-bit
  * operand that TMA cannot address to a 16-byte-aligned leading dimension
- * (dlg_pad16; plugin/cuda/device/hgemm.c decides).  hgemm_args.h has the
+ * (dlg_pad16; plugin/cuda/device/pad.c decides).  hgemm_args.h has the
  * argument contracts.
  *
  * Why it exists and is laid out as it is:

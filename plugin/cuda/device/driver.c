@@ -6,6 +6,7 @@
  */
 #include <pthread.h>
 #include <stdio.h>
+#include <string.h>
 #include "core/dynlib.h"
 #include "cuda/device/driver.h"
 
@@ -90,4 +91,23 @@ const char *dlg_cuda_error(CUresult r)
   const char *s = NULL;
   if (api.GetErrorString && api.GetErrorString(r, &s) == CUDA_SUCCESS && s) return s;
   return "unknown CUDA error";
+}
+
+CUresult dlg_cuda_launch_early(const dlg_cuda_api *cu, CUfunction f, const unsigned grid[3],
+                               const unsigned block[3], unsigned smem, CUstream stream,
+                               void **params)
+{
+  CUlaunchAttribute at;
+  CUlaunchConfig lc;
+  memset(&lc, 0, sizeof lc);
+  memset(&at, 0, sizeof at);
+  lc.gridDimX = grid[0], lc.gridDimY = grid[1], lc.gridDimZ = grid[2];
+  lc.blockDimX = block[0], lc.blockDimY = block[1], lc.blockDimZ = block[2];
+  lc.sharedMemBytes = smem, lc.hStream = stream;
+  at.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+  at.value.programmaticStreamSerializationAllowed = 1;
+  lc.attrs = &at, lc.numAttrs = 1;
+  if (!cu->LaunchKernelEx(&lc, f, params, NULL)) return CUDA_SUCCESS;
+  lc.attrs = NULL, lc.numAttrs = 0; /* a driver without the attribute: in order */
+  return cu->LaunchKernelEx(&lc, f, params, NULL);
 }

@@ -73,4 +73,15 @@ const dlg_cuda_api *dlg_cuda_api_get(char *why, size_t why_len);
 /* "CUDA_ERROR_OUT_OF_MEMORY: out of memory" style text for r. */
 const char *dlg_cuda_error(CUresult r);
 
+/* Launch f (grid and block x, y, z; dynamic shared memory; params) on
+ * stream as a programmatic dependent of the kernel before it: on compute
+ * capability 9.0 it may start once every block of that kernel has executed
+ * griddepcontrol.launch_dependents (or ended), and it must execute
+ * griddepcontrol.wait before it touches memory that kernel may write (the
+ * split products' reduce, narrow.c).  Where the driver refuses the
+ * attribute, an ordinary launch. */
+CUresult dlg_cuda_launch_early(const dlg_cuda_api *cu, CUfunction f, const unsigned grid[3],
+                               const unsigned block[3], unsigned smem, CUstream stream,
+                               void **params);
+
 #endif

@@ -143,24 +143,13 @@ CUresult dlg_cuda_splits_reduce(const dlg_cuda_api *cu, const dlg_cuda_device *d
 {
   dlg_narrow_args a = *p;
   void *rp[] = {&a, &nb};
-  CUlaunchAttribute at;
-  CUlaunchConfig lc;
-  memset(&lc, 0, sizeof lc);
-  lc.gridDimX = (unsigned)((p->rows + 255) / 256);
-  lc.gridDimY = (unsigned)(p->nn < 65535 ? p->nn : 65535);
-  lc.gridDimZ = (unsigned)(nb < 65535 ? nb : 65535);
-  lc.blockDimX = 256, lc.blockDimY = lc.blockDimZ = 1;
-  lc.hStream = stream;
-  if (early) {
-    CUresult r;
-    memset(&at, 0, sizeof at);
-    at.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
-    at.value.programmaticStreamSerializationAllowed = 1;
-    lc.attrs = &at, lc.numAttrs = 1;
-    if (!(r = cu->LaunchKernelEx(&lc, dev->narrow_reduce[f64], rp, NULL))) return r;
-    lc.attrs = NULL, lc.numAttrs = 0; /* a driver without the attribute: in order */
-  }
-  return cu->LaunchKernelEx(&lc, dev->narrow_reduce[f64], rp, NULL);
+  const unsigned grid[3] = {(unsigned)((p->rows + 255) / 256),
+                            (unsigned)(p->nn < 65535 ? p->nn : 65535),
+                            (unsigned)(nb < 65535 ? nb : 65535)},
+                 block[3] = {256, 1, 1};
+  if (early) return dlg_cuda_launch_early(cu, dev->narrow_reduce[f64], grid, block, 0, stream, rp);
+  return cu->LaunchKernel(dev->narrow_reduce[f64], grid[0], grid[1], grid[2], 256, 1, 1, 0, stream,
+                          rp, NULL);
 }
 
 dlgemm_status dlg_cuda_narrow(dlg_cuda_device *dev, const dlg_gemm *g, CUstream stream)
