@@ -6,15 +6,20 @@
  * Why (bench/NOTES.md, "FP64 through TMA"): with cp.async the DMMA pipe
  * was busy 91% of the time against cuBLAS's 98.5%; what was left was the
  * copies' address arithmetic between the DMMAs and the block-wide barrier
- * each stage, where the warps of a block wait for the slowest.
+ * each stage, where the warps of a block wait for the slowest.  This one
+ * keeps it busy 93% (cuBLAS's kernel 97% in the same ncu run).
  *
- * - One thread (thread 0) issues each stage's boxes and the byte count its
- *   "full" barrier waits for; each warp waits for that barrier on its own
- *   and marks the stage "empty" once it holds the stage's last fragments.
- *   Thread 0 refills a stage one tile after its warps left it (its wait is
- *   then nearly always already over), four stages deep: three tiles of
- *   loads in flight behind the one being computed.  No warp waits for
- *   another but through the data.
+ * - A lane issues a stage's boxes after arming its "full" barrier with
+ *   their bytes; each warp waits for that barrier on its own and marks the
+ *   stage "empty" once it holds the stage's last fragments.  The stage
+ *   tile t - 1 left is refilled at tile t, by lane 0 of warp t mod 4 (its
+ *   wait for "empty" is then nearly always already over), four stages
+ *   deep: three tiles of loads in flight behind the one being computed.
+ *   Thread 0 alone issuing them made the scheduler holding warp 0 of both
+ *   blocks of an SM the bottleneck.  No warp waits for another but through
+ *   the data.
+ * - A row-contiguous operand whose rows are whole 16s comes in one box of
+ *   a 4-D view (dgemm.c's whole_*), otherwise in a box of 16 rows at a time.
  * - TMA zero-fills outside the matrices, so edge tiles and a k tail take
  *   the same path as the rest.
  * - The stored tiles are 128-byte swizzled (TMA writes a box dense; the
@@ -94,25 +99,26 @@ static __device__ __forceinline__ void gemm_tma(const dlg_dgemm_args &p, const C
   const int wm = (warp % WARPS_M) * WTM, wn = (warp / WARPS_M) * WTN;
   const int g = lane / 4, q4 = lane % 4;
   const int tiles = (p.k + TBK - 1) / TBK;
-  /* the tile's corner and batch entry, worked out anew where used (thread
-   * 0's boxes, the epilogue): kept through the main loop, they spilled */
+  /* the tile's corner, worked out anew where used (the boxes, the
+   * epilogue): kept through the main loop, it spilled */
   auto corner = [&](int &m0, int &n0) { tile_at(p, (int)in_place(blockIdx.x), m0, n0); };
 
   if (threadIdx.x == 0) {
     int m0, n0;
     corner(m0, n0);
-    /* thread 0's box coordinates, read back for each stage: worked out or
-     * kept in registers there, they spilled the fragments */
+    /* the boxes' coordinates, read back by the lane that issues a stage:
+     * worked out or kept in registers there, they spilled the fragments */
     int4 *const at = reinterpret_cast<int4 *>(smem + 16 * STAGES);
     *at = make_int4(m0, n0, p.sa ? (int)blockIdx.z : 0, p.sb ? (int)blockIdx.z : 0);
     for (int s = 0; s < STAGES; s++) {
-      bar_init(bars + 8 * s, 1);                                /* thread 0's expect_tx */
+      bar_init(bars + 8 * s, 1);                                /* the issuer's expect_tx */
       bar_init(bars + 8 * (STAGES + s), NTHREADS / 32);         /* one per warp */
     }
     asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
   }
   __syncthreads();
-  /* tile t's boxes into its stage (thread 0) */
+  /* tile t's boxes into its stage (one lane: thread 0 for the first
+   * STAGES tiles, then the refilling warp's lane 0) */
   auto issue = [&](int t) {
     const int s = t % STAGES, kc = t * TBK;
     int m0, n0, za, zb;
