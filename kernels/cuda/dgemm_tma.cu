@@ -6,8 +6,9 @@
  * Why (bench/NOTES.md, "FP64 through TMA"): with cp.async the DMMA pipe
  * was busy 91% of the time against cuBLAS's 98.5%; what was left was the
  * copies' address arithmetic between the DMMAs and the block-wide barrier
- * each stage, where the warps of a block wait for the slowest.  This one
- * keeps it busy 93% (cuBLAS's kernel 97% in the same ncu run).
+ * each stage, where the warps of a block wait for the slowest.  This one,
+ * before its loads went between the DMMAs, kept it busy 93% (cuBLAS's
+ * kernel 97% in the same ncu run).
  *
  * - A lane issues a stage's boxes after arming its "full" barrier with
  *   their bytes; each warp waits for that barrier on its own and marks the

@@ -10,9 +10,9 @@
  * the orientation (orient.h), which operands allow 16-byte copies, whether
  * k is long enough against C's tiles to be split, and whether the grid's
  * last wave is partial enough to be split along k.  The TMA kernel took
- * the FP64 squares from 0.93 to 0.96-0.98 of cuBLAS DGEMM and 3000^3 TN
- * from 0.87 to 0.97-0.99 (H100, bench/NOTES.md): it is taken before the
- * split last wave, which gave 8192^3 one point.
+ * the FP64 squares from 0.93 to 0.97-1.01 of cuBLAS DGEMM and 3000^3 TN
+ * from 0.87 to 0.98-1.01 (H100, bench/NOTES.md): it is taken before the
+ * split last wave, which gave the cp.async kernel one point at 8192^3.
  */
 #include <stdint.h>
 #include <string.h>
