@@ -73,8 +73,8 @@ for arch in sm_80 sm_90; do
     fi
   done
 done
-# The FP64 kernel fed by TMA (sm_90a image): DMMA, and its operands through
-# UTMALDG, not element copies.
+# The FP64 kernels fed by TMA and their split-last-wave twins (sm_90a
+# image): DMMA, and the operands through UTMALDG, not element copies.
 if [ -f "$dir/dgemm_tma.sass" ]; then
   gate "dlg_dgemm_tma_* sm_90a: DMMA, UTMALDG, no local memory" 0 --gate-clean --gate-has DMMA \
     --gate-has UTMALDG --kernel dlg_dgemm_tma_ --arch sm_90a "$dir/dgemm_tma.sass"

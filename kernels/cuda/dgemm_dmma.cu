@@ -52,7 +52,6 @@
  *   alpha == 0 or k == 0 arrive as k = 0 (A and B are not read).
  */
 #include "dgemm_tile.cuh"
-#include "in_place.cuh"
 
 namespace dmma {
 
@@ -247,47 +246,6 @@ static __device__ __forceinline__ void tile_product(const dlg_dgemm_args &p, con
           });
 }
 
-/* tile_product's range of k and destination: all of k into C (the
- * data-parallel kernel), or a block of the split last wave's (gemm_tail). */
-struct whole_k {
-  static constexpr bool whole = true;
-  int m, n; /* the tile's first row and column */
-  __device__ __forceinline__ int m0() const { return m; }
-  __device__ __forceinline__ int n0() const { return n; }
-  __device__ __forceinline__ int kbeg(const dlg_dgemm_args &) const { return 0; }
-  __device__ __forceinline__ int k(const dlg_dgemm_args &p) const { return p.k; }
-  __device__ __forceinline__ int slot(const dlg_dgemm_args &) const { return -1; }
-};
-struct segment {
-  int m, n;   /* the tile's first row and column */
-  bool whole; /* C, prefetched when beta != 0 */
-  /* the block's chunk of k (-1: all of it) and workspace entry, worked
-   * out anew from the block index where used (the edge copies, the
-   * epilogue): kept through the main loop, they spilled the kernels whose
-   * operands are not k-contiguous */
-  static __device__ __forceinline__ int chunk(const dlg_dgemm_args &p)
-  {
-    const int j = (int)in_place(blockIdx.x) - p.tail_dp;
-    return j < 0 ? -1 : j % p.tail_splits;
-  }
-  __device__ __forceinline__ int kbeg(const dlg_dgemm_args &p) const
-  {
-    const int q = chunk(p);
-    return q < 0 ? 0 : q * p.tail_chunk * TBK;
-  }
-  __device__ __forceinline__ int k(const dlg_dgemm_args &p) const
-  {
-    const int q = chunk(p);
-    return q < 0 ? p.k : min(p.k - q * p.tail_chunk * TBK, p.tail_chunk * TBK);
-  }
-  __device__ __forceinline__ int slot(const dlg_dgemm_args &p) const
-  {
-    return whole ? -1 : (int)in_place(blockIdx.x) - p.tail_dp;
-  }
-  __device__ __forceinline__ int m0() const { return m; }
-  __device__ __forceinline__ int n0() const { return n; }
-};
-
 /* The data-parallel kernel: block L computes tile L whole, batch entry
  * blockIdx.z. */
 template <bool A_KC, bool B_KC>
@@ -297,31 +255,6 @@ static __device__ __forceinline__ void gemm(const dlg_dgemm_args &p)
   int m0, n0;
   tile_at(p, (int)blockIdx.x, m0, n0);
   tile_product<A_KC, B_KC>(p, p.a + z * p.sa, p.b + z * p.sb, p.c + z * p.sc, whole_k{m0, n0});
-}
-
-/* A split tile, once all its parts are in the workspace: the sum of its
- * `parts` entries in chunk order (so the result does not depend on who
- * finished last), plus beta * C, into C.  Two rows of a column per thread
- * and step; the parts are read past L1, which may hold older lines of the
- * workspace.  Not inlined, so that its registers are not the main loop's. */
-static __device__ __noinline__ void tail_sum_tile(double *c, long long ldc, int m, int n,
-                                                  double beta, const double2 *part, int parts,
-                                                  int m0, int n0)
-{
-  enum { T2 = TBM * TBN / 2 }; /* double2s in a tile */
-#pragma unroll 1
-  for (int e = threadIdx.x; e < T2; e += NTHREADS) {
-    const int row = m0 + (e * 2) % TBM, col = n0 + (e * 2) / TBM;
-    if (row >= m || col >= n) continue;
-    double2 s = __ldcg(part + e);
-    for (int q = 1; q < parts; q++) {
-      const double2 v = __ldcg(part + q * (long long)T2 + e);
-      s.x += v.x, s.y += v.y;
-    }
-    double *cp = c + (long long)col * ldc + row;
-    cp[0] = beta != 0.0 ? s.x + beta * cp[0] : s.x;
-    if (row + 1 < m) cp[1] = beta != 0.0 ? s.y + beta * cp[1] : s.y;
-  }
 }
 
 /* The last wave split along k: the data-parallel kernel's full waves, and
@@ -344,19 +277,7 @@ static __device__ __forceinline__ void gemm_tail(const dlg_dgemm_args &p)
   tile_at(p, t, m0, n0);
   tile_product<A_KC, B_KC>(p, p.a, p.b, p.c, segment{m0, n0, j < 0});
   if (j < 0) return;
-  /* Release: every thread's part is visible device-wide before the count;
-   * the adder's second fence is the acquire. */
-  const int tail = ((int)in_place(blockIdx.x) - p.tail_dp) / p.tail_splits;
-  __threadfence();
-  __syncthreads();
-  if (__syncthreads_or(threadIdx.x == 0 && atomicAdd(&p.tail_count[tail], 1) == p.tail_splits - 1)) {
-    int sm0, sn0;
-    __threadfence();
-    tile_at(p, p.tail_dp + tail, sm0, sn0);
-    const double *parts = p.tail_work + (long long)tail * p.tail_splits * TBM * TBN;
-    tail_sum_tile(p.c, p.ldc, p.m, p.n, p.beta, reinterpret_cast<const double2 *>(parts),
-                  p.tail_splits, sm0, sn0);
-  }
+  tail_finish(p);
 }
 
 } // namespace dmma

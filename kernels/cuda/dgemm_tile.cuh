@@ -8,6 +8,7 @@
 #define DLG_DGEMM_TILE_CUH
 
 #include "dgemm_args.h"
+#include "in_place.cuh"
 
 namespace dmma {
 
@@ -136,6 +137,109 @@ static __device__ __forceinline__ void store_c(double *oc, long long ldc, int om
           oc[row + (long long)col * ldc] =
               beta == 0.0 ? alpha * acc[i][j][e] : alpha * acc[i][j][e] + beta * old[j][e];
       }
+  }
+}
+
+/* A tile product's range of k and destination: all of k into C (the
+ * data-parallel kernels), or a block of the split last wave's (the tail
+ * kernels).  tile(p): the tile the block computes. */
+struct whole_k {
+  static constexpr bool whole = true;
+  int m, n; /* the tile's first row and column */
+  __device__ __forceinline__ int m0() const { return m; }
+  __device__ __forceinline__ int n0() const { return n; }
+  __device__ __forceinline__ int kbeg(const dlg_dgemm_args &) const { return 0; }
+  __device__ __forceinline__ int k(const dlg_dgemm_args &p) const { return p.k; }
+  __device__ __forceinline__ int slot(const dlg_dgemm_args &) const { return -1; }
+  static __device__ __forceinline__ int tile(const dlg_dgemm_args &)
+  {
+    return (int)in_place(blockIdx.x);
+  }
+  static __device__ __forceinline__ whole_k make(const dlg_dgemm_args &) { return whole_k{0, 0}; }
+};
+struct segment {
+  int m, n;   /* the tile's first row and column */
+  bool whole; /* C, prefetched when beta != 0 */
+  /* the block's chunk of k (-1: all of it) and workspace entry, worked
+   * out anew from the block index where used (the edge copies, the
+   * epilogue): kept through the main loop, they spilled the kernels whose
+   * operands are not k-contiguous */
+  static __device__ __forceinline__ int chunk(const dlg_dgemm_args &p)
+  {
+    const int j = (int)in_place(blockIdx.x) - p.tail_dp;
+    return j < 0 ? -1 : j % p.tail_splits;
+  }
+  __device__ __forceinline__ int kbeg(const dlg_dgemm_args &p) const
+  {
+    const int q = chunk(p);
+    return q < 0 ? 0 : q * p.tail_chunk * TBK;
+  }
+  __device__ __forceinline__ int k(const dlg_dgemm_args &p) const
+  {
+    const int q = chunk(p);
+    return q < 0 ? p.k : min(p.k - q * p.tail_chunk * TBK, p.tail_chunk * TBK);
+  }
+  __device__ __forceinline__ int slot(const dlg_dgemm_args &p) const
+  {
+    return whole ? -1 : (int)in_place(blockIdx.x) - p.tail_dp;
+  }
+  __device__ __forceinline__ int m0() const { return m; }
+  __device__ __forceinline__ int n0() const { return n; }
+  static __device__ __forceinline__ int tile(const dlg_dgemm_args &p)
+  {
+    const int b = (int)in_place(blockIdx.x), j = b - p.tail_dp;
+    return j < 0 ? b : p.tail_dp + j / p.tail_splits;
+  }
+  /* without the corner (m, n), which the TMA kernel works out where used */
+  static __device__ __forceinline__ segment make(const dlg_dgemm_args &p)
+  {
+    return segment{0, 0, (int)blockIdx.x < p.tail_dp};
+  }
+};
+
+/* A split tile, once all its parts are in the workspace: the sum of its
+ * `parts` entries in chunk order (so the result does not depend on who
+ * finished last), plus beta * C, into C.  Two rows of a column per thread
+ * and step; the parts are read past L1, which may hold older lines of the
+ * workspace.  Not inlined, so that its registers are not the main loop's. */
+static __device__ __noinline__ void tail_sum_tile(double *c, long long ldc, int m, int n,
+                                                  double beta, const double2 *part, int parts,
+                                                  int m0, int n0)
+{
+  enum { T2 = TBM * TBN / 2 }; /* double2s in a tile */
+#pragma unroll 1
+  for (int e = threadIdx.x; e < T2; e += NTHREADS) {
+    const int row = m0 + (e * 2) % TBM, col = n0 + (e * 2) / TBM;
+    if (row >= m || col >= n) continue;
+    double2 s = __ldcg(part + e);
+    for (int q = 1; q < parts; q++) {
+      const double2 v = __ldcg(part + q * (long long)T2 + e);
+      s.x += v.x, s.y += v.y;
+    }
+    double *cp = c + (long long)col * ldc + row;
+    cp[0] = beta != 0.0 ? s.x + beta * cp[0] : s.x;
+    if (row + 1 < m) cp[1] = beta != 0.0 ? s.y + beta * cp[1] : s.y;
+  }
+}
+
+/* A chunk's part is in the workspace: count it in at its tile's counter;
+ * the block that brings the count to tail_splits - 1 adds the parts up
+ * (tail_sum_tile).  Nobody waits for anybody, so no order of block
+ * scheduling can deadlock.  Every thread of the block calls it. */
+static __device__ __forceinline__ void tail_finish(const dlg_dgemm_args &p)
+{
+  /* Release: every thread's part is visible device-wide before the count;
+   * the adder's second fence is the acquire. */
+  const int tail = ((int)in_place(blockIdx.x) - p.tail_dp) / p.tail_splits;
+  __threadfence();
+  __syncthreads();
+  if (__syncthreads_or(threadIdx.x == 0 && atomicAdd(&p.tail_count[tail], 1) == p.tail_splits - 1)) {
+    int sm0, sn0;
+    __threadfence();
+    tile_at(p, p.tail_dp + tail, sm0, sn0);
+    const double *parts = p.tail_work + (long long)tail * p.tail_splits * TBM * TBN;
+    tail_sum_tile(p.c, p.ldc, p.m, p.n, p.beta, reinterpret_cast<const double2 *>(parts),
+                  p.tail_splits, sm0, sn0);
   }
 }
 

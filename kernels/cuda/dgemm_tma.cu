@@ -46,7 +46,8 @@
  * - Each k-step's DMMAs go in rounds, each after a share of the next
  *   k-step's fragment loads (step, in the kernel), so that the loads issue
  *   in the fixed gaps between DMMAs.
- * - The tile order, the epilogue and beta are dgemm_dmma.cu's.
+ * - The tile order, the epilogue, beta and the split last wave (the tail
+ *   twins: dgemm_tile.cuh's segment and tail_finish) are dgemm_dmma.cu's.
  */
 #include <cuda.h>
 #include <type_traits>
@@ -88,9 +89,9 @@ static __device__ __forceinline__ int rc_row(int g, int h)
 {
   return (g & 1) + h * 2 + (g >> 2) * 4 + ((g >> 1) & 1) * 8;
 }
-template <bool A_KC, bool B_KC>
+template <bool A_KC, bool B_KC, typename SEG>
 static __device__ __forceinline__ void gemm_tma(const dlg_dgemm_args &p, const CUtensorMap *ma,
-                                                const CUtensorMap *mb)
+                                                const CUtensorMap *mb, SEG seg)
 {
   extern __shared__ __align__(16) unsigned char smem[];
   /* fragment reads: plain loads at 32-bit shared offsets, which ptxas may
@@ -103,10 +104,10 @@ static __device__ __forceinline__ void gemm_tma(const dlg_dgemm_args &p, const C
   const int lane = (int)threadIdx.x % 32, warp = (int)threadIdx.x / 32;
   const int wm = (warp % WARPS_M) * WTM, wn = (warp / WARPS_M) * WTN;
   const int g = lane / 4, q4 = lane % 4;
-  const int tiles = (p.k + TBK - 1) / TBK;
+  const int tiles = (seg.k(p) + TBK - 1) / TBK;
   /* the tile's corner, worked out anew where used (the boxes, the
    * epilogue): kept through the main loop, it spilled */
-  auto corner = [&](int &m0, int &n0) { tile_at(p, (int)in_place(blockIdx.x), m0, n0); };
+  auto corner = [&](int &m0, int &n0) { tile_at(p, SEG::tile(p), m0, n0); };
 
   if (threadIdx.x == 0) {
     int m0, n0;
@@ -114,7 +115,7 @@ static __device__ __forceinline__ void gemm_tma(const dlg_dgemm_args &p, const C
     /* the boxes' coordinates, read back by the lane that issues a stage:
      * worked out or kept in registers there, they spilled the fragments */
     int4 *const at = reinterpret_cast<int4 *>(smem + 16 * STAGES);
-    *at = make_int4(m0, n0, p.sa ? (int)blockIdx.z : 0, p.sb ? (int)blockIdx.z : 0);
+    *at = make_int4(m0, n0, (int)blockIdx.z, seg.kbeg(p));
     for (int s = 0; s < STAGES; s++) {
       bar_init(bars + 8 * s, 1);                                /* the issuer's expect_tx */
       bar_init(bars + 8 * (STAGES + s), NTHREADS / 32);         /* one per warp */
@@ -125,11 +126,11 @@ static __device__ __forceinline__ void gemm_tma(const dlg_dgemm_args &p, const C
   /* tile t's boxes into its stage (one lane: thread 0 for the first
    * STAGES tiles, then the refilling warp's lane 0) */
   auto issue = [&](int t) {
-    const int s = t % STAGES, kc = t * TBK;
-    int m0, n0, za, zb;
+    int m0, n0, z, kbeg;
     asm volatile("ld.shared.v4.s32 {%0, %1, %2, %3}, [%4];\n"
-                 : "=r"(m0), "=r"(n0), "=r"(za), "=r"(zb)
+                 : "=r"(m0), "=r"(n0), "=r"(z), "=r"(kbeg)
                  : "r"(bars + 16 * STAGES));
+    const int s = t % STAGES, kc = kbeg + t * TBK, za = p.sa ? z : 0, zb = p.sb ? z : 0;
     const unsigned sa = s0 + s * STAGE_BYTES, sb = sa + A_BYTES, full = bars + 8 * s;
     bar_expect(full, STAGE_BYTES);
     if (A_KC) tma_load(sa, ma, full, kc, m0, za);
@@ -147,7 +148,7 @@ static __device__ __forceinline__ void gemm_tma(const dlg_dgemm_args &p, const C
   double acc[MI][NJ][CE];
   double fa[2][MI][AE], fb[2][NJ][BE]; /* fragments: the k-step computed, the next one */
   zero(acc);
-  if (p.beta != 0.0) {
+  if (seg.whole && p.beta != 0.0) {
     int m0, n0;
     corner(m0, n0);
     prefetch_c(p.c + blockIdx.z * p.sc, p.ldc, m0, n0, p.m, p.n);
@@ -226,14 +227,21 @@ static __device__ __forceinline__ void gemm_tma(const dlg_dgemm_args &p, const C
   }
 
   /* accumulator e of a lane is fragment row g + 8 (e / 2), column 2 q4 + e % 2 */
+  /* C, or a split tile's part: a dense TBM x TBN entry of the workspace,
+   * addressed as if it were C, without beta */
   int m0, n0;
   corner(m0, n0);
-  store_c(p.c + blockIdx.z * p.sc, p.ldc, p.m, p.n, p.alpha, p.beta, acc,
-          [&](int i, int j, int e, int &row, int &col) {
+  const int at = seg.slot(p);
+  const bool part = at >= 0;
+  double *const oc = part ? p.tail_work + (long long)at * TBM * TBN - m0 - (long long)n0 * TBM
+                          : p.c + blockIdx.z * p.sc;
+  store_c(oc, part ? TBM : p.ldc, part ? m0 + TBM : p.m, part ? n0 + TBN : p.n, p.alpha,
+          part ? 0.0 : p.beta, acc, [&](int i, int j, int e, int &row, int &col) {
             const int cn = q4 * 2 + e % 2;
             row = m0 + wm + i * MM + (A_KC ? kc_row(g) + 8 * (e / 2) : rc_row(g, e / 2));
             col = n0 + wn + (B_KC ? j * 8 + kc_row(cn) : (j / 2) * 16 + rc_row(cn, j % 2));
           });
+  if (part) tail_finish(p);
 }
 
 #endif
@@ -241,19 +249,24 @@ static __device__ __forceinline__ void gemm_tma(const dlg_dgemm_args &p, const C
 } // namespace dmma
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-#define DLG_DGEMM_TMA_BODY(AKC, BKC) dmma::gemm_tma<AKC, BKC>(p, &ma, &mb);
+#define DLG_DGEMM_TMA_BODY(AKC, BKC, SEG) dmma::gemm_tma<AKC, BKC>(p, &ma, &mb, dmma::SEG::make(p));
 #else
-#define DLG_DGEMM_TMA_BODY(AKC, BKC)
+#define DLG_DGEMM_TMA_BODY(AKC, BKC, SEG)
 #endif
-#define DLG_DGEMM_TMA_KERNEL(NAME, AKC, BKC)                                                   \
+#define DLG_DGEMM_TMA_KERNEL(NAME, AKC, BKC, SEG)                                              \
   extern "C" __global__ void __launch_bounds__(DLG_DGEMM_THREADS, DLG_DGEMM_BLOCKS_PER_SM)     \
       NAME(const dlg_dgemm_args p, const __grid_constant__ CUtensorMap ma,                     \
            const __grid_constant__ CUtensorMap mb)                                             \
   {                                                                                            \
-    DLG_DGEMM_TMA_BODY(AKC, BKC)                                                               \
+    DLG_DGEMM_TMA_BODY(AKC, BKC, SEG)                                                          \
   }
-/* dlg_dgemm_tma_<ab>, a and b as dgemm_dmma.cu's */
-DLG_DGEMM_TMA_KERNEL(dlg_dgemm_tma_rr, false, false)
-DLG_DGEMM_TMA_KERNEL(dlg_dgemm_tma_rk, false, true)
-DLG_DGEMM_TMA_KERNEL(dlg_dgemm_tma_kr, true, false)
-DLG_DGEMM_TMA_KERNEL(dlg_dgemm_tma_kk, true, true)
+/* dlg_dgemm_tma_<ab>, a and b as dgemm_dmma.cu's, and their twins for a
+ * split last wave, dlg_dgemm_tma_tail_<ab> (dgemm_dmma.cu's gemm_tail) */
+DLG_DGEMM_TMA_KERNEL(dlg_dgemm_tma_rr, false, false, whole_k)
+DLG_DGEMM_TMA_KERNEL(dlg_dgemm_tma_rk, false, true, whole_k)
+DLG_DGEMM_TMA_KERNEL(dlg_dgemm_tma_kr, true, false, whole_k)
+DLG_DGEMM_TMA_KERNEL(dlg_dgemm_tma_kk, true, true, whole_k)
+DLG_DGEMM_TMA_KERNEL(dlg_dgemm_tma_tail_rr, false, false, segment)
+DLG_DGEMM_TMA_KERNEL(dlg_dgemm_tma_tail_rk, false, true, segment)
+DLG_DGEMM_TMA_KERNEL(dlg_dgemm_tma_tail_kr, true, false, segment)
+DLG_DGEMM_TMA_KERNEL(dlg_dgemm_tma_tail_kk, true, true, segment)

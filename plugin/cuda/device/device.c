@@ -295,9 +295,13 @@ static int setup(dlg_cuda_device *dev, int ordinal, char *why, size_t len)
   for (t = 0; !r && t < 4; t++) { /* sm_90 only: without them the cp.async kernels run */
     static const char *const ab[4] = {"rr", "rk", "kr", "kk"};
     char name[32];
+    char tail[40];
     snprintf(name, sizeof name, "dlg_dgemm_tma_%s", ab[t]);
-    if (get_kernel(cu, dev, "dgemm_tma", name, DLG_DGEMM_TMA_SMEM, &dev->dgemm_tma[t])) {
+    snprintf(tail, sizeof tail, "dlg_dgemm_tma_tail_%s", ab[t]);
+    if (get_kernel(cu, dev, "dgemm_tma", name, DLG_DGEMM_TMA_SMEM, &dev->dgemm_tma[t]) ||
+        get_kernel(cu, dev, "dgemm_tma", tail, DLG_DGEMM_TMA_SMEM, &dev->dgemm_tma_tail[t])) {
       memset(dev->dgemm_tma, 0, sizeof dev->dgemm_tma);
+      memset(dev->dgemm_tma_tail, 0, sizeof dev->dgemm_tma_tail);
       break;
     }
   }

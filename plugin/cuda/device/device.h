@@ -38,6 +38,7 @@ typedef struct dlg_cuda_device {
   CUfunction dgemm[4];        /* dgemm_dmma.cu, [a_kc * 2 + b_kc] */
   CUfunction dgemm_tail[4];   /* the same with the last wave split along k */
   CUfunction dgemm_tma[4];    /* dgemm_tma.cu (sm_90), the same order; 0: not loaded */
+  CUfunction dgemm_tma_tail[4]; /* its twins for a split last wave */
   CUfunction dgemm_splitk_reduce;
   /* hgemm_mma.cu, [DLG_TC_* kind][a_kc * 2 + b_kc]; TF32 has kk only */
   CUfunction hgemm_mma[DLG_TC_KINDS][4];

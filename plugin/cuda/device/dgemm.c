@@ -2,17 +2,17 @@
  * dgemm.c - from a dlg_gemm of doubles on device memory to launches of
  * the FP64 tensor-core kernels: kernels/cuda/dgemm_tma.cu on sm_90, fed by
  * TMA, wherever TMA can address both operands; kernels/cuda/dgemm_dmma.cu,
- * fed by cp.async, for the rest (other chips, misaligned operands, split-K
- * and the split last wave).
+ * fed by cp.async, for the rest (other chips, misaligned operands,
+ * split-K).
  *
  * One tile shape: the kernels exist for the host-array engine's large
  * tiles, float64 tensors and the factorizations; what they need to know is
  * the orientation (orient.h), which operands allow 16-byte copies, whether
  * k is long enough against C's tiles to be split, and whether the grid's
- * last wave is partial enough to be split along k.  The TMA kernel took
- * the FP64 squares from 0.93 to 0.97-1.01 of cuBLAS DGEMM and 3000^3 TN
- * from 0.87 to 0.98-1.01 (H100, bench/NOTES.md): it is taken before the
- * split last wave, which gave the cp.async kernel one point at 8192^3.
+ * last wave is partial enough to be split along k (both kernels have a
+ * twin for that).  The TMA kernel took the FP64 squares from 0.93 to
+ * 0.97-1.01 of cuBLAS DGEMM and 3000^3 TN from 0.87 to 0.98-1.01 (H100,
+ * bench/NOTES.md).
  */
 #include <stdint.h>
 #include <string.h>
@@ -78,13 +78,15 @@ static int tail_splits(const dlg_cuda_device *dev, const dlg_dgemm_args *a, long
 }
 
 /* The grid of whole tiles dp and r tiles in s chunks each, the parts in a
- * pooled workspace with one zeroed counter a split tile behind it. */
-static CUresult launch_tail(const dlg_cuda_api *cu, const dlg_cuda_device *dev, int kernel,
-                            const dlg_dgemm_args *a, long long dp, int s, CUstream stream)
+ * pooled workspace with one zeroed counter a split tile behind it: f is a
+ * tail kernel, the cp.async one (maps NULL) or the TMA one (its maps). */
+static CUresult launch_tail(const dlg_cuda_api *cu, const dlg_cuda_device *dev, CUfunction f,
+                            unsigned smem, const dlg_dgemm_args *a, const CUtensorMap *ma,
+                            const CUtensorMap *mb, long long dp, int s, CUstream stream)
 {
   const long long r = tiles_of(a) - dp, iters = (a->k + DLG_DGEMM_BK - 1) / DLG_DGEMM_BK;
   dlg_dgemm_args p = *a;
-  void *params[] = {&p};
+  void *params[] = {&p, (void *)ma, (void *)mb};
   CUdeviceptr work, count;
   CUresult rc;
   if ((rc = dlg_cuda_counted_work(cu, dev, (size_t)(r * s) * DLG_DGEMM_BM * DLG_DGEMM_BN * 8,
@@ -92,8 +94,8 @@ static CUresult launch_tail(const dlg_cuda_api *cu, const dlg_cuda_device *dev, 
     return rc;
   p.tail_dp = (int)dp, p.tail_splits = s, p.tail_chunk = (int)((iters + s - 1) / s);
   p.tail_work = (double *)(uintptr_t)work, p.tail_count = (int *)(uintptr_t)count;
-  rc = cu->LaunchKernel(dev->dgemm_tail[kernel], (unsigned)(dp + r * s), 1, 1, DLG_DGEMM_THREADS,
-                        1, 1, DLG_DGEMM_SMEM, stream, params, NULL);
+  rc = cu->LaunchKernel(f, (unsigned)(dp + r * s), 1, 1, DLG_DGEMM_THREADS, 1, 1, smem, stream,
+                        params, NULL);
   cu->MemFreeAsync(work, stream);
   return rc;
 }
@@ -141,10 +143,12 @@ static CUresult operand_map(const dlg_cuda_api *cu, CUtensorMap *map, const dlg_
 }
 
 /* The TMA kernel, where it is loaded (sm_90) and TMA can address both
- * operands (16-byte aligned, a batch the grid holds); 0: not taken. */
+ * operands (16-byte aligned, a batch the grid holds), its tail twin when
+ * the last wave is split (tail > 1 chunks a tile, dp whole tiles); 0: not
+ * taken. */
 static int launch_tma(const dlg_cuda_api *cu, const dlg_cuda_device *dev, int kernel,
                       const dlg_dgemm_args *a, const dlg_operand *op1, const dlg_operand *op2,
-                      long long batch, CUstream stream, CUresult *r)
+                      long long batch, int tail, long long dp, CUstream stream, CUresult *r)
 {
   dlg_dgemm_args p = *a;
   CUtensorMap ma, mb;
@@ -154,8 +158,11 @@ static int launch_tma(const dlg_cuda_api *cu, const dlg_cuda_device *dev, int ke
       operand_map(cu, &ma, op1, a->m, a->k, batch, DLG_DGEMM_BM, &p.whole_a) ||
       operand_map(cu, &mb, op2, a->n, a->k, batch, DLG_DGEMM_BN, &p.whole_b))
     return 0;
-  *r = cu->LaunchKernel(dev->dgemm_tma[kernel], (unsigned)tiles_of(a), 1, (unsigned)batch,
-                        DLG_DGEMM_THREADS, 1, 1, DLG_DGEMM_TMA_SMEM, stream, params, NULL);
+  *r = tail > 1 ? launch_tail(cu, dev, dev->dgemm_tma_tail[kernel], DLG_DGEMM_TMA_SMEM, &p, &ma,
+                              &mb, dp, tail, stream)
+                 : cu->LaunchKernel(dev->dgemm_tma[kernel], (unsigned)tiles_of(a), 1,
+                                    (unsigned)batch, DLG_DGEMM_THREADS, 1, 1, DLG_DGEMM_TMA_SMEM,
+                                    stream, params, NULL);
   return 1;
 }
 
@@ -223,11 +230,12 @@ dlgemm_status dlg_cuda_dgemm(dlg_cuda_device *dev, const dlg_gemm *g, CUstream s
   kernel = op1.kc * 2 + op2.kc;
   if ((splits = splits_for(dev, &a, g->batch)) > 1) {
     r = launch_split(cu, dev, kernel, &a, &op1, &op2, splits, stream);
-  } else if (dlg_config_get()->dgemm_tail <= 0 &&
-             (tma = launch_tma(cu, dev, kernel, &a, &op1, &op2, g->batch, stream, &r))) {
+  } else if ((tail = tail_splits(dev, &a, g->batch, &dp)),
+             (tma = launch_tma(cu, dev, kernel, &a, &op1, &op2, g->batch, tail, dp, stream, &r))) {
     /* launched */
-  } else if ((tail = tail_splits(dev, &a, g->batch, &dp)) > 1) {
-    r = launch_tail(cu, dev, kernel, &a, dp, tail, stream);
+  } else if (tail > 1) {
+    r = launch_tail(cu, dev, dev->dgemm_tail[kernel], DLG_DGEMM_SMEM, &a, NULL, NULL, dp, tail,
+                    stream);
   } else {
     for (b0 = 0; b0 < g->batch && !r; b0 += zmax) {
       dlg_dgemm_args p = a;
