@@ -49,11 +49,12 @@ typedef struct dlg_dgemm_args {
 #define DLG_DGEMM_STAGE_DOUBLES (DLG_DGEMM_TILE(DLG_DGEMM_BM) + DLG_DGEMM_TILE(DLG_DGEMM_BN))
 #define DLG_DGEMM_SMEM (DLG_DGEMM_STAGES * DLG_DGEMM_STAGE_DOUBLES * 8)
 /* The TMA kernel (dgemm_tma.cu, sm_90): four stages of dense, swizzled
- * tiles, two mbarriers a stage, and room to put the stages on a 1024-byte
- * boundary (with thread 0's box coordinates); two blocks still fit an SM
- * (2 x 99 KB of 228). */
+ * tiles, two mbarriers a stage, the boxes' coordinates, and room to put
+ * the stages on a 1024-byte boundary; two blocks still fit an SM (2 x 99
+ * KB of 228). */
 #define DLG_DGEMM_TMA_STAGES 4
-#define DLG_DGEMM_TMA_SMEM \
-  (DLG_DGEMM_TMA_STAGES * (DLG_DGEMM_BM + DLG_DGEMM_BN) * DLG_DGEMM_BK * 8 + 16 * DLG_DGEMM_TMA_STAGES + 16 + 1024)
+#define DLG_DGEMM_TMA_SMEM                                                        \
+  (DLG_DGEMM_TMA_STAGES * (DLG_DGEMM_BM + DLG_DGEMM_BN) * DLG_DGEMM_BK * 8 +     \
+   16 * DLG_DGEMM_TMA_STAGES + 16 + 1024)
 
 #endif

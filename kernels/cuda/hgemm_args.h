@@ -59,7 +59,8 @@ typedef struct dlg_hgemm_args {
 /* wgmma kernels (hgemm_wgmma.cu, sm_90a): a 128 x BN tile of C (BN 256,
  * 192, 128, or the narrow 16 below) per block of three warpgroups (a TMA
  * producer and two consumers of 64 x BN), k in steps of 64 (16-bit
- * elements) through four TMA stages (the narrow tile ten); one block per SM.  (Six stages for BN 128 were measured slower: bench/NOTES.md.)
+ * elements) through four TMA stages (the narrow tile ten); one block per
+ * SM.  (Six stages for BN 128 were measured slower: bench/NOTES.md.)
  * Shared memory: the stages, 1 KB to align them to the swizzle's period,
  * C's staging area (two 8 KB buffers per consumer: 64 x 64 16-bit or
  * 32 x 64 FP32 values), the mbarriers (full and empty per stage, and per

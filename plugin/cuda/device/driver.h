@@ -38,7 +38,8 @@ typedef struct dlg_cuda_api {
   CUresult (*LaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned,
                            unsigned, unsigned, CUstream, void **, void **);
   CUresult (*GetErrorString)(CUresult, const char **);
-  /* a launch that may start before the one ahead of it ends (hgemm.c) */
+  /* a launch that may start before the one ahead of it ends
+   * (dlg_cuda_launch_early) */
   CUresult (*LaunchKernelEx)(const CUlaunchConfig *, CUfunction, void **, void **);
   /* the host-array engine */
   CUresult (*EventCreate)(CUevent *, unsigned);
