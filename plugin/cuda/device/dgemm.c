@@ -119,26 +119,21 @@ static CUresult operand_map(const dlg_cuda_api *cu, CUtensorMap *map, const dlg_
                             int *whole)
 {
   const cuuint64_t zs = (cuuint64_t)(o->bs ? o->bs : o->ld) * 8, zn = o->bs ? (cuuint64_t)batch : 1;
+  const cuuint64_t ld = (cuuint64_t)o->ld * 8;
   const cuuint32_t step[4] = {1, 1, 1, 1};
-  *whole = 0;
-  if (!o->kc && rows % 16 == 0) {
-    const cuuint64_t dims[4] = {16, (cuuint64_t)k, (cuuint64_t)rows / 16, zn};
-    const cuuint64_t strides[3] = {(cuuint64_t)o->ld * 8, 128, zs};
-    const cuuint32_t box[4] = {16, 16, tile_rows / 16, 1};
-    if (!cu->TensorMapEncodeTiled(map, CU_TENSOR_MAP_DATA_TYPE_FLOAT64, 4, (void *)o->data, dims,
-                                  strides, box, step, CU_TENSOR_MAP_INTERLEAVE_NONE,
-                                  CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
-                                  CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE))
-      return *whole = 1, CUDA_SUCCESS;
-  }
-  {
-    const cuuint64_t dims[3] = {(cuuint64_t)(o->kc ? k : rows), (cuuint64_t)(o->kc ? rows : k), zn};
-    const cuuint64_t strides[2] = {(cuuint64_t)o->ld * 8, zs};
-    const cuuint32_t box[3] = {16, o->kc ? tile_rows : 16, 1};
-    return cu->TensorMapEncodeTiled(map, CU_TENSOR_MAP_DATA_TYPE_FLOAT64, 3, (void *)o->data,
-                                    dims, strides, box, step, CU_TENSOR_MAP_INTERLEAVE_NONE,
-                                    CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
-                                    CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  /* the 4-D view first where it applies, else (or refused) the 3-D one */
+  for (*whole = !o->kc && rows % 16 == 0;; *whole = 0) {
+    const cuuint64_t dims[4] = {*whole ? 16 : (cuuint64_t)(o->kc ? k : rows),
+                                *whole ? (cuuint64_t)k : (cuuint64_t)(o->kc ? rows : k),
+                                *whole ? (cuuint64_t)rows / 16 : zn, zn};
+    const cuuint64_t strides[3] = {ld, *whole ? 128 : zs, zs};
+    const cuuint32_t box[4] = {16, *whole ? 16 : o->kc ? tile_rows : 16,
+                               *whole ? tile_rows / 16 : 1, 1};
+    const CUresult r = cu->TensorMapEncodeTiled(
+        map, CU_TENSOR_MAP_DATA_TYPE_FLOAT64, *whole ? 4 : 3, (void *)o->data, dims, strides, box,
+        step, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+        CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    if (!r || !*whole) return r;
   }
 }
 
@@ -228,10 +223,11 @@ dlgemm_status dlg_cuda_dgemm(dlg_cuda_device *dev, const dlg_gemm *g, CUstream s
   a.b = (const double *)op2.data, a.ldb = op2.ld, a.sb = op2.bs, a.vec_b = op2.vec;
   a.c = (double *)g->c.data, a.ldc = dlg_ld(&g->c), a.sc = g->c.bs;
   kernel = op1.kc * 2 + op2.kc;
-  if ((splits = splits_for(dev, &a, g->batch)) > 1) {
+  splits = splits_for(dev, &a, g->batch);
+  if (splits == 1) tail = tail_splits(dev, &a, g->batch, &dp);
+  if (splits > 1) {
     r = launch_split(cu, dev, kernel, &a, &op1, &op2, splits, stream);
-  } else if ((tail = tail_splits(dev, &a, g->batch, &dp)),
-             (tma = launch_tma(cu, dev, kernel, &a, &op1, &op2, g->batch, tail, dp, stream, &r))) {
+  } else if ((tma = launch_tma(cu, dev, kernel, &a, &op1, &op2, g->batch, tail, dp, stream, &r))) {
     /* launched */
   } else if (tail > 1) {
     r = launch_tail(cu, dev, dev->dgemm_tail[kernel], DLG_DGEMM_SMEM, &a, NULL, NULL, dp, tail,
