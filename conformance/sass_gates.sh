@@ -82,8 +82,9 @@ fi
 for bn in 256 192 128 16; do
   w=$dir/hgemm_wgmma$bn.sass
   [ -f "$w" ] || continue
-  gate "dlg_hgemm_wgmma* sm_90a, $bn wide, every type: HGMMA" 0 --gate-has HGMMA \
-    --kernel dlg_hgemm_wgmma --arch sm_90a "$w"
+  gate "dlg_hgemm_wgmma* sm_90a, $bn wide, every type: HGMMA, B multicast to pairs, no local memory" 0 \
+    --gate-clean --gate-has HGMMA --gate-has UTMALDG.3D.MULTICAST --kernel dlg_hgemm_wgmma \
+    --arch sm_90a "$w"
 done
 # The narrow kernels stream W in 16-byte loads where it is aligned: every
 # dot kernel, and the axpy kernels of 4- and 8-byte types (16-bit ones load

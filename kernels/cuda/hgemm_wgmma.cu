@@ -49,6 +49,16 @@
  *   rows of A and 2112 columns of B, where 8 by 16.5 span 1024 + 4224
  *   (measured level with 8 at 8192^3, within the noise).  While the
  *   consumers store one tile the producer is already loading the next.
+ * - Pairs: launched in clusters of two (hgemm.c says when), the blocks of
+ *   a cluster walk the tile-rows 2i and 2i + 1 in step and share the tile
+ *   of B: each TMA-loads its half (its share of the boxes, or one box of
+ *   BN / 2 rows) into both blocks' stages (multicast), and a stage's
+ *   "empty" barrier counts the consumer warps of both blocks, each warp
+ *   arriving on its own block's and on the peer's.  A stage is thus
+ *   refilled only when both are done with it.  What it buys is half the
+ *   requests for B per SM: with B's rows straddling 128-byte lines, that
+ *   beat copying B to lines first.  The code takes any cluster size; four
+ *   ran slower (bench/NOTES.md).
  * - The epilogue must not hold the tensor cores up: both consumers finish
  *   a tile together, and while they store C no wgmma runs.  A 16-bit C
  *   with beta = 0 (the common case) goes out through shared memory:
@@ -620,17 +630,40 @@ static __device__ __forceinline__ void promote(float (&acc)[N], const float (&d)
   for (int i = 0; i < N; i++) acc[i] += d[i];
 }
 
-/* Tile t of the walk: groups of `rows` tile-rows, column by column inside
- * a group, batch outermost. */
-static __device__ __forceinline__ void tile_of(int t, int rows, int tiles_m, int tiles_n, int &tm,
-                                               int &tn, int &z)
-{
-  const int per = tiles_m * tiles_n, u = t % per, group = u / (rows * tiles_n);
-  const int first = group * rows, size = min(rows, tiles_m - first), in = u % (rows * tiles_n);
-  z = t / per;
-  tm = first + in % size;
-  tn = in / size;
-}
+/* A block's walk over the tiles: groups of `rows` tile-rows, column by
+ * column inside a group, batch outermost.  In a cluster of `ctas` (pairs,
+ * where the tile-rows divide evenly) the walk is over groups of that many
+ * tile-rows: the cluster's blocks take the same step at the same time,
+ * rank r the group's row r, so that they share the tile of B.  Made by each
+ * role after its setmaxnreg (m taken through an opaque move so that
+ * nothing is computed before): a value live across the register-count
+ * change went through local memory (the 192-wide rr kernels). */
+struct walk {
+  int tiles_m, tiles_n, rows; /* tiles_m and rows in groups of ctas tile-rows */
+  int first, step, tiles;     /* this block's first step, its stride, the steps */
+  int ctas, rank;
+
+  template <int BN> static __device__ __forceinline__ walk make(const dlg_hgemm_args &p)
+  {
+    walk w;
+    w.ctas = (int)cluster_ctas(), w.rank = (int)cluster_rank();
+    w.tiles_m = ((int)in_place((unsigned)p.m) + BM - 1) / BM / w.ctas;
+    w.tiles_n = (p.n + BN - 1) / BN;
+    w.rows = max(p.walk_rows / w.ctas, 1);
+    w.first = blockIdx.x / w.ctas, w.step = gridDim.x / w.ctas;
+    w.tiles = w.tiles_m * w.tiles_n * p.batch * p.splits;
+    return w;
+  }
+  /* step t's tile */
+  __device__ __forceinline__ void at(int t, int &tm, int &tn, int &z) const
+  {
+    const int per = tiles_m * tiles_n, u = t % per, group = u / (rows * tiles_n);
+    const int top = group * rows, size = min(rows, tiles_m - top), in = u % (rows * tiles_n);
+    z = t / per;
+    tm = (top + in % size) * ctas + rank;
+    tn = in / size;
+  }
+};
 
 /* Split-K (p.splits > 1): the walk's batch index z counts (batch entry,
  * split) pairs, split innermost; the operands are read at entry z / splits,
@@ -651,15 +684,14 @@ static __device__ __forceinline__ int k_span(const dlg_hgemm_args &p, int z, int
  * epilogue while the next tile's operands could be loading. */
 template <int BN>
 static __device__ __forceinline__ void load_c(const dlg_hgemm_args &p, const CUtensorMap *mc,
-                                              unsigned c_stage, unsigned bars, int tiles_m,
-                                              int tiles_n, int tiles)
+                                              unsigned c_stage, unsigned bars, const walk &w)
 {
   constexpr int STAGES = DLG_WGMMA_STAGES_FOR(BN);
   const int boxes = p.c_type == DLG_HOUT_F32 ? BN / 32 : BN / 64;
   int n = 0; /* boxes loaded per consumer */
-  for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
+  for (int t = w.first; t < w.tiles; t += w.step) {
     int tm, tn, z;
-    tile_of(t, p.walk_rows, tiles_m, tiles_n, tm, tn, z);
+    w.at(t, tm, tn, z);
     for (int q = 0; q < boxes; q++, n++)
       for (int half = 0; half < 2; half++) {
         const unsigned full = bars + 8 * (2 * STAGES + 2 * half + (n & 1));
@@ -706,39 +738,28 @@ static __device__ __forceinline__ void gemm(const dlg_hgemm_args &p, const CUten
    * grid's end and its memory before it reads, and it cannot take an SM
    * from these blocks (they hold the whole register file) */
   asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
-  /* The walk's sizes, computed by each role after its setmaxnreg (m taken
-   * through an opaque move so that they cannot be computed before): a
-   * value live across the register-count change went through local
-   * memory (the 192-wide rr kernels). */
-  int tiles_m, tiles_n, tiles;
-  auto sizes = [&]() {
-    tiles_m = ((int)in_place((unsigned)p.m) + BM - 1) / BM, tiles_n = (p.n + BN - 1) / BN;
-    tiles = tiles_m * tiles_n * p.batch * p.splits;
-  };
-
   if (threadIdx.x == 0) {
     for (int s = 0; s < STAGES; s++) {
       bar_init(bars + 8 * s, 1);                /* the producer's expect_tx */
-      bar_init(bars + 8 * (STAGES + s), 8);     /* one per consumer warp */
+      bar_init(bars + 8 * (STAGES + s), 8 * cluster_ctas()); /* one per consumer warp of the cluster */
     }
     for (int b = 0; b < 8; b++) bar_init(bars + 8 * (2 * STAGES + b), 1);
     asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
   }
-  __syncthreads();
+  cluster_sync(); /* the peer's barriers too are ready before any arrival on them */
 
   if (wgroup == 0) {
     asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
     if constexpr (BN >= 64)
       if (threadIdx.x == 32 && p.c_tma && p.beta != 0.f) {
-        sizes();
-        load_c<BN>(p, mc, c_stage, bars, tiles_m, tiles_n, tiles);
+        load_c<BN>(p, mc, c_stage, bars, walk::make<BN>(p));
       }
     if (threadIdx.x != 0) return;
-    sizes();
+    const walk w = walk::make<BN>(p);
     int it = 0;
-    for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
+    for (int t = w.first; t < w.tiles; t += w.step) {
       int tm, tn, z, k0;
-      tile_of(t, p.walk_rows, tiles_m, tiles_n, tm, tn, z);
+      w.at(t, tm, tn, z);
       const int ktiles = k_span(p, z, k0);
       const int za = p.sa ? z / p.splits : 0, zb = p.sb ? z / p.splits : 0;
       for (int kt = 0; kt < ktiles; kt++, it++) {
@@ -752,7 +773,16 @@ static __device__ __forceinline__ void gemm(const dlg_hgemm_args &p, const CUten
           for (int b = 0; b < BM / 32; b++) tma_load(sa + b * 4096, ma, full, 2 * (tm * BM + 32 * b), kc / 2, za);
         else
           for (int b = 0; b < BM / 64; b++) tma_load(sa + b * BOX, ma, full, tm * BM + 64 * b, kc, za);
-        if (B_KC) tma_load(sb, mb, full, kc, tn * BN, zb);
+        if (w.ctas > 1) { /* a share of B each, to every block (the map's box is BN / ctas rows) */
+          const unsigned short all = (unsigned short)((1u << w.ctas) - 1);
+          if (B_KC) {
+            const int part = BN / w.ctas;
+            tma_load_multicast(sb + w.rank * part * 128, mb, full, kc, tn * BN + w.rank * part, zb, all);
+          } else
+#pragma unroll
+            for (int b = 0; b < BN / 64; b++)
+              if (b % w.ctas == w.rank) tma_load_multicast(sb + b * BOX, mb, full, tn * BN + 64 * b, kc, zb, all);
+        } else if (B_KC) tma_load(sb, mb, full, kc, tn * BN, zb);
         else
           for (int b = 0; b < BN / 64; b++) tma_load(sb + b * BOX, mb, full, tn * BN + 64 * b, kc, zb);
       }
@@ -761,13 +791,21 @@ static __device__ __forceinline__ void gemm(const dlg_hgemm_args &p, const CUten
   }
 
   asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
-  sizes();
-  /* C read through the staging buffers; like the sizes, worked out after
+  const walk w = walk::make<BN>(p);
+  /* C read through the staging buffers; like the walk, worked out after
    * the register-count change (computed before it, it went through local
    * memory: the 256-wide kernels) */
   const bool c_loaded = p.c_tma && in_place((unsigned)(p.beta != 0.f));
   const int half = wgroup - 1; /* rows 64 * half .. of the tile */
   const bool warp_leader = threadIdx.x % 32 == 0;
+  /* a stage is free once every consumer warp of the cluster is done with
+   * it: in a pair, the peer's producer fills half of it */
+  auto free_stage = [&](int s) {
+    if (!warp_leader) return;
+    if (w.ctas == 1) bar_arrive(bars + 8 * (STAGES + s));
+    else
+      for (int r = 0; r < w.ctas; r++) bar_arrive_cta(bars + 8 * (STAGES + s), r);
+  };
   /* k-tile `it` of this block's walk: wait for its stage, queue its
    * wgmmas into dd (FRESH: ignoring dd's old value), and once all but
    * these are done, free the stage of the k-tile before (when there is one) */
@@ -785,7 +823,7 @@ static __device__ __forceinline__ void gemm(const dlg_hgemm_args &p, const CUten
     }
     asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
     asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
-    if (free_prev && warp_leader) bar_arrive(bars + 8 * (STAGES + (it - 1) % STAGES));
+    if (free_prev) free_stage((it - 1) % STAGES);
   };
   /* The same for A_REG: this thread's A fragments of the stage (ar, 4 per
    * k8 step) are loaded first, and the k-tile's wgmmas are waited for
@@ -811,12 +849,12 @@ static __device__ __forceinline__ void gemm(const dlg_hgemm_args &p, const CUten
     }
     asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
     asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
-    if (warp_leader) bar_arrive(bars + 8 * (STAGES + s));
+    free_stage(s);
   };
   int it = 0, stored = 0;
-  for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
+  for (int t = w.first; t < w.tiles; t += w.step) {
     int tm, tn, z, k0;
-    tile_of(t, p.walk_rows, tiles_m, tiles_n, tm, tn, z);
+    w.at(t, tm, tn, z);
     const int ktiles = k_span(p, z, k0);
     /* d: the tensor cores' sum (PROMOTE: of the current group of k-tiles;
      * acc the IEEE FP32 total, unused and gone otherwise) */
@@ -828,7 +866,7 @@ static __device__ __forceinline__ void gemm(const dlg_hgemm_args &p, const CUten
     } else if (!PROMOTE) {
       for (int kt = 0; kt < ktiles; kt++, it++) ktile(fresh_no{}, d, it, kt > 0);
       asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
-      if (ktiles > 0 && warp_leader) bar_arrive(bars + 8 * (STAGES + (it - 1) % STAGES));
+      if (ktiles > 0) free_stage((it - 1) % STAGES);
     } else {
       /* groups of PROMOTE_EVERY k-tiles: the first starts d afresh, the
        * group is waited for, its sum joins acc.  (Reading one buffer while
@@ -838,7 +876,7 @@ static __device__ __forceinline__ void gemm(const dlg_hgemm_args &p, const CUten
         ktile(fresh_yes{}, d, it++, false);
         for (kt++; kt % PROMOTE_EVERY && kt < ktiles; kt++) ktile(fresh_no{}, d, it++, true);
         asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
-        if (warp_leader) bar_arrive(bars + 8 * (STAGES + (it - 1) % STAGES));
+        free_stage((it - 1) % STAGES);
         promote(acc, d);
       }
     }
@@ -871,6 +909,8 @@ static __device__ __forceinline__ void gemm(const dlg_hgemm_args &p, const CUten
   }
   /* shared memory must outlive the TMA stores that read it */
   if (stored && threadIdx.x % 128 == 0) tma_store_wait_all();
+  /* the peer still arrives on this block's barriers until its last k-tile */
+  if (w.ctas > 1) cluster_sync();
 }
 
 #endif

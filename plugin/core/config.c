@@ -170,6 +170,8 @@ static void load(void)
       "DLGEMM_WGMMA_WIDTH", "auto, 256, 128 or 192", "auto", "256", "128", "192")];
   walk_rows = parse_nonnegative("DLGEMM_WGMMA_WALK_ROWS", 16);
   config.wgmma_walk_rows = walk_rows >= 1 && walk_rows <= 1024 ? (int)walk_rows : 16;
+  config.wgmma_pairs = (const int[]){1, 2, 0}[PARSE_CHOICE("DLGEMM_WGMMA_PAIRS", "auto, on or off",
+                                                            "auto", "on", "off")];
   /* a pinned split-K of the wgmma kernels (hgemm.c), for tests and measurements */
   wgmma_splits = parse_nonnegative("DLGEMM_WGMMA_SPLITS", 0);
   config.wgmma_splits = wgmma_splits <= 64 ? (int)wgmma_splits : 64;

@@ -26,6 +26,7 @@ typedef struct dlg_config {
   int hgemm_kernel;       /* DLGEMM_HGEMM_KERNEL: 0 auto, 1 mma (mma.sync), 2 wgmma (sm_90a, where it applies) */
   int wgmma_width;        /* DLGEMM_WGMMA_WIDTH: 0 auto, else 256, 128 or 192 (the wgmma tile's BN) */
   int wgmma_walk_rows;    /* DLGEMM_WGMMA_WALK_ROWS: tile-rows per group of the wgmma kernels' walk */
+  int wgmma_pairs;        /* DLGEMM_WGMMA_PAIRS: 0 off, 1 auto, 2 on (hgemm.c's pairs of blocks) */
   dlgemm_precision fp32_mode; /* DLGEMM_FP32_MODE=strict|tf32|3xtf32: the BLAS shim's SGEMM policy */
   int narrow;             /* DLGEMM_NARROW=0: C with a side of 16 or less goes to the big tiles too */
   int narrow_splits;      /* DLGEMM_NARROW_SPLITS=N: pin the narrow kernels' split of k (0: choose) */

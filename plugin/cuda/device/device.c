@@ -142,6 +142,19 @@ static CUresult load_level3(const dlg_cuda_api *cu, dlg_cuda_device *dev)
   return r;
 }
 
+/* How many clusters of two wgmma blocks the device runs at once (hgemm.c's
+ * pairs), asked of the 256-wide tile, whose blocks are the largest; 0 where
+ * the driver cannot say. */
+static int wgmma_pairs(const dlg_cuda_api *cu, const dlg_cuda_device *dev)
+{
+  const unsigned grid[3] = {(unsigned)dev->sms & ~1u, 1, 1}, block[3] = {DLG_WGMMA_THREADS, 1, 1};
+  int n = 0;
+  return dlg_cuda_launch_cluster(cu, dev->hgemm_wgmma[0][DLG_TC_BF16][1], grid, block,
+                                 DLG_WGMMA_SMEM(256), NULL, NULL, 2, &n)
+             ? 0
+             : n;
+}
+
 /* The wgmma families, where the sm_90a images loaded.  Not having them (a
  * build without sm_90, another chip, a load failure) only means the
  * mma.sync kernels run. */
@@ -156,6 +169,7 @@ static void load_wgmma(const dlg_cuda_api *cu, dlg_cuda_device *dev)
     memset(dev->hgemm_wgmma, 0, sizeof dev->hgemm_wgmma);
     return;
   }
+  dev->wgmma_pairs = wgmma_pairs(cu, dev);
   for (t = 0; t < 4; t++) { /* the narrow tile: f16 / bf16, rk / kk */
     char name[48];
     snprintf(name, sizeof name, "dlg_hgemm_wgmma16_%s_%ck", t / 2 ? "bf16" : "f16", "rk"[t % 2]);

@@ -48,6 +48,9 @@ typedef struct dlg_cuda_device {
   /* hgemm_wgmma.cu, [width index, DLG_WGMMA_BN(i)] then as hgemm_mma (TF32
    * also rk); NULL without sm_90a, or where a width has no kernel of that kind */
   CUfunction hgemm_wgmma[DLG_WGMMA_WIDTHS][DLG_TC_KINDS][4];
+  /* how many clusters of two wgmma blocks run at once (hgemm.c's pairs;
+   * asked of the 256-wide tile, whose blocks are the largest); 0: none */
+  int wgmma_pairs;
   /* the narrow wgmma tile (128 x 16), [DLG_TC_F16 / _BF16][first operand
    * k-contiguous]; NULL where absent */
   CUfunction hgemm_wgmma16[2][2];

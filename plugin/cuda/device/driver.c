@@ -45,6 +45,7 @@ static void load(void)
       {"cuLaunchKernel", offsetof(dlg_cuda_api, LaunchKernel)},
       {"cuGetErrorString", offsetof(dlg_cuda_api, GetErrorString)},
       {"cuLaunchKernelEx", offsetof(dlg_cuda_api, LaunchKernelEx)},
+      {"cuOccupancyMaxActiveClusters", offsetof(dlg_cuda_api, OccupancyMaxActiveClusters)},
       {"cuEventCreate", offsetof(dlg_cuda_api, EventCreate)},
       {"cuEventRecord", offsetof(dlg_cuda_api, EventRecord)},
       {"cuEventQuery", offsetof(dlg_cuda_api, EventQuery)},
@@ -93,21 +94,41 @@ const char *dlg_cuda_error(CUresult r)
   return "unknown CUDA error";
 }
 
+/* A launch's configuration with one attribute, at. */
+static void launch_config(CUlaunchConfig *lc, CUlaunchAttribute *at, const unsigned grid[3],
+                          const unsigned block[3], unsigned smem, CUstream stream)
+{
+  memset(lc, 0, sizeof *lc);
+  lc->gridDimX = grid[0], lc->gridDimY = grid[1], lc->gridDimZ = grid[2];
+  lc->blockDimX = block[0], lc->blockDimY = block[1], lc->blockDimZ = block[2];
+  lc->sharedMemBytes = smem, lc->hStream = stream;
+  lc->attrs = at, lc->numAttrs = 1;
+}
+
 CUresult dlg_cuda_launch_early(const dlg_cuda_api *cu, CUfunction f, const unsigned grid[3],
                                const unsigned block[3], unsigned smem, CUstream stream,
                                void **params)
 {
   CUlaunchAttribute at;
   CUlaunchConfig lc;
-  memset(&lc, 0, sizeof lc);
   memset(&at, 0, sizeof at);
-  lc.gridDimX = grid[0], lc.gridDimY = grid[1], lc.gridDimZ = grid[2];
-  lc.blockDimX = block[0], lc.blockDimY = block[1], lc.blockDimZ = block[2];
-  lc.sharedMemBytes = smem, lc.hStream = stream;
   at.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
   at.value.programmaticStreamSerializationAllowed = 1;
-  lc.attrs = &at, lc.numAttrs = 1;
+  launch_config(&lc, &at, grid, block, smem, stream);
   if (!cu->LaunchKernelEx(&lc, f, params, NULL)) return CUDA_SUCCESS;
   lc.attrs = NULL, lc.numAttrs = 0; /* a driver without the attribute: in order */
   return cu->LaunchKernelEx(&lc, f, params, NULL);
+}
+
+CUresult dlg_cuda_launch_cluster(const dlg_cuda_api *cu, CUfunction f, const unsigned grid[3],
+                                 const unsigned block[3], unsigned smem, CUstream stream,
+                                 void **params, unsigned cluster, int *fit)
+{
+  CUlaunchAttribute at;
+  CUlaunchConfig lc;
+  memset(&at, 0, sizeof at);
+  at.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+  at.value.clusterDim.x = cluster, at.value.clusterDim.y = 1, at.value.clusterDim.z = 1;
+  launch_config(&lc, &at, grid, block, smem, stream);
+  return fit ? cu->OccupancyMaxActiveClusters(fit, f, &lc) : cu->LaunchKernelEx(&lc, f, params, NULL);
 }

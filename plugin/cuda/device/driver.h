@@ -38,9 +38,10 @@ typedef struct dlg_cuda_api {
   CUresult (*LaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned,
                            unsigned, unsigned, CUstream, void **, void **);
   CUresult (*GetErrorString)(CUresult, const char **);
-  /* a launch that may start before the one ahead of it ends
-   * (dlg_cuda_launch_early) */
+  /* launches with attributes: early (dlg_cuda_launch_early), or in
+   * clusters (dlg_cuda_launch_cluster), and how many clusters fit at once */
   CUresult (*LaunchKernelEx)(const CUlaunchConfig *, CUfunction, void **, void **);
+  CUresult (*OccupancyMaxActiveClusters)(int *, CUfunction, const CUlaunchConfig *);
   /* the host-array engine */
   CUresult (*EventCreate)(CUevent *, unsigned);
   CUresult (*EventRecord)(CUevent, CUstream);
@@ -84,5 +85,12 @@ const char *dlg_cuda_error(CUresult r);
 CUresult dlg_cuda_launch_early(const dlg_cuda_api *cu, CUfunction f, const unsigned grid[3],
                                const unsigned block[3], unsigned smem, CUstream stream,
                                void **params);
+
+/* f in clusters of `cluster` blocks along x (grid[0] a multiple of it;
+ * the wgmma kernels' pairs, hgemm.c); with *fit non-NULL nothing is
+ * launched and *fit is how many such clusters the device runs at once. */
+CUresult dlg_cuda_launch_cluster(const dlg_cuda_api *cu, CUfunction f, const unsigned grid[3],
+                                 const unsigned block[3], unsigned smem, CUstream stream,
+                                 void **params, unsigned cluster, int *fit);
 
 #endif

@@ -30,6 +30,11 @@
  * otherwise: a box row then straddles two lines, and the wider fetch cost
  * bfloat16 3000^3 (leading dimension 3000, not copied) 13% (H100: 0.58 of
  * cuBLAS, 0.66 with 128 or less). */
+static int on_lines(const dlg_operand *o)
+{
+  return (uintptr_t)o->data % 128 == 0 && o->ld * 2 % 128 == 0 && o->bs * 2 % 128 == 0;
+}
+
 static CUresult tensor_map(const dlg_cuda_api *cu, CUtensorMap *map, int kind, const dlg_operand *o,
                            uint64_t inner, uint64_t outer, int64_t batch, uint32_t box_inner,
                            uint32_t box_outer)
@@ -42,8 +47,7 @@ static CUresult tensor_map(const dlg_cuda_api *cu, CUtensorMap *map, int kind, c
   const CUtensorMapDataType type = kind == DLG_TC_F16    ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
                                    : kind == DLG_TC_BF16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
                                                          : CU_TENSOR_MAP_DATA_TYPE_UINT16;
-  const int lines = (uintptr_t)o->data % 128 == 0 && row % 128 == 0 &&
-                    (o->bs == 0 || strides[1] % 128 == 0);
+  const int lines = on_lines(o);
   return cu->TensorMapEncodeTiled(map, type, 3, (void *)o->data, dims, strides, box, step,
                                   CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
                                   lines ? CU_TENSOR_MAP_L2_PROMOTION_L2_256B
@@ -194,6 +198,23 @@ static wgmma_plan plan_narrow(const dlg_cuda_device *dev, long long rows, const 
   return (wgmma_plan){0, (int)((ktiles + chunk - 1) / chunk), (int)(chunk * DLG_WGMMA_BK), tiles};
 }
 
+/* Pairs (hgemm.h): clusters of two blocks on the tiles of rows 2i and
+ * 2i + 1, side by side, each loading half of their common tile of B into
+ * both (multicast), so that each SM asks L2 for half of B's boxes.  That
+ * pays where B's rows straddle 128-byte lines: bfloat16 3000^3 (leading
+ * dimension 3000) 0.87-0.92 of cuBLAS against 0.83-0.88 with B copied to
+ * lines first (pad.c) and 0.66-0.70 with neither.  Where B is on lines it
+ * costs: a stage is refilled only once both blocks are done with it, and
+ * the slower SM paces the pair (bf16 4096^3 0.99-1.01 against 1.03, TF32
+ * 8192^3 0.84 against 0.94; H100, bench/NOTES.md).  DLGEMM_WGMMA_PAIRS=on
+ * pairs every product whose tile-rows pair up, for tests. */
+int dlg_cuda_wgmma_pairs(const dlg_cuda_device *dev, int64_t rows, int second_on_lines)
+{
+  const int mode = dlg_config_get()->wgmma_pairs;
+  return mode && dev->wgmma_pairs > 0 && (rows + DLG_WGMMA_BM - 1) / DLG_WGMMA_BM % 2 == 0 &&
+         (mode == 2 || !second_on_lines);
+}
+
 /* dlg_cuda_wgmma_launch (hgemm.h).
  *
  * Which operand is the kernel's first (its 128 rows, two consumers of 64)
@@ -244,11 +265,13 @@ int dlg_cuda_wgmma_launch(dlg_cuda_device *dev, int kind, int64_t batch, const d
   if (want != 2 && (a->m < 128 || a->n < 128) && a->m > DLG_NARROW_MAX_NN &&
       a->n > DLG_NARROW_MAX_NN)
     return 0;
+  /* paired: each block's share of a k-contiguous B is one box of bn / 2 rows */
+  const int pairs = !narrow && dlg_cuda_wgmma_pairs(dev, rows, on_lines(second));
   if (tensor_map(cu, &ma, kind, first, first->kc ? (uint64_t)a->k : (uint64_t)rows << tf,
                  (uint64_t)(first->kc ? rows : a->k >> tf), batch, 64,
                  first->kc ? DLG_WGMMA_BM : DLG_WGMMA_BK >> tf) ||
       tensor_map(cu, &mb, kind, second, second->kc ? a->k : cols, second->kc ? cols : a->k,
-                 batch, 64, second->kc ? (uint32_t)bn : DLG_WGMMA_BK))
+                 batch, 64, second->kc ? (uint32_t)bn >> pairs : DLG_WGMMA_BK))
     return 0; /* TMA cannot address this operand (e.g. a batch stride it refuses) */
   t.m = rows, t.n = cols;
   if (swap) {
@@ -275,8 +298,16 @@ int dlg_cuda_wgmma_launch(dlg_cuda_device *dev, int kind, int64_t batch, const d
    * (hgemm_wgmma.cu), wherever TMA can address it */
   memset(&mc, 0, sizeof mc);
   t.c_tma = !narrow && c_tensor_map(cu, &mc, &t) == CUDA_SUCCESS; /* narrow: element stores */
-  *r = cu->LaunchKernel(f, (unsigned)(tiles < dev->sms ? tiles : dev->sms), 1, 1, DLG_WGMMA_THREADS,
-                        1, 1, (unsigned)DLG_WGMMA_SMEM(bn), stream, params, NULL);
+  if (pairs) { /* tiles is even: so are the tile-rows */
+    const long long fit = 2LL * dev->wgmma_pairs;
+    const unsigned grid[3] = {(unsigned)(tiles < fit ? tiles : fit), 1, 1};
+    const unsigned block[3] = {DLG_WGMMA_THREADS, 1, 1};
+    *r = dlg_cuda_launch_cluster(cu, f, grid, block, (unsigned)DLG_WGMMA_SMEM(bn), stream, params,
+                                 2, NULL);
+  } else
+    *r = cu->LaunchKernel(f, (unsigned)(tiles < dev->sms ? tiles : dev->sms), 1, 1,
+                          DLG_WGMMA_THREADS, 1, 1, (unsigned)DLG_WGMMA_SMEM(bn), stream, params,
+                          NULL);
   if (!*r && work) {
     dlg_narrow_args red;
     memset(&red, 0, sizeof red);
@@ -288,7 +319,8 @@ int dlg_cuda_wgmma_launch(dlg_cuda_device *dev, int kind, int64_t batch, const d
   }
   if (work) cu->MemFreeAsync(work, stream);
   if (dlg_config_get()->verbose) /* the DLGEMM_VERBOSE line names the kernel */
-    dlg_note("wgmma 128x%d tile, k in %d chunk(s)", bn, t.splits);
+    dlg_note("wgmma 128x%d tile, k in %d chunk(s)%s", bn, t.splits,
+             pairs ? ", blocks in pairs sharing B" : "");
   return *r ? -1 : 1;
 }
 

@@ -21,6 +21,7 @@
 #include <stdint.h>
 #include "core/config.h"
 #include "cuda/device/driver.h"
+#include "cuda/device/hgemm.h"
 #include "cuda/device/orient.h"
 #include "cuda/device/pad.h"
 
@@ -32,7 +33,9 @@
  * each operand takes about 14) - but only the operand the kernel takes
  * second, the wide tile's (line_a / line_b): with only that one copied the
  * same product ran at 0.84-0.87 of cuBLAS, with both 0.78-0.83, with only
- * the first 0.68, as with none (H100, NN and TN; bench/NOTES.md).
+ * the first 0.68, as with none (H100, NN and TN; bench/NOTES.md).  Where
+ * the kernel runs its blocks in pairs (hgemm.c), which read such an operand
+ * faster than a copy and the product do, nothing is copied to lines.
  * ratio16 = 0: no copies. */
 typedef struct pad_rule {
   int line;                 /* bytes the copy's rows start on */
@@ -46,10 +49,13 @@ static pad_rule rule_of(const dlg_cuda_device *dev, const dlg_gemm *g)
   pad_rule r = {wgmma ? 128 : 16, 0, 0, 1, 1};
   dlg_operand op1, op2;
   int64_t m, n;
+  int op2_second;
   /* hgemm.c's order: op2 second, unless it is not k-contiguous or op1 is
    * too; op1 is A for a column-major C, B otherwise (orient.h) */
   dlg_orient(g, &op1, &op2, &m, &n);
-  r.line_a = (op2.kc && !op1.kc) != dlg_is_colmajor(&g->c), r.line_b = !r.line_a;
+  op2_second = op2.kc && !op1.kc;
+  r.line_a = op2_second != dlg_is_colmajor(&g->c), r.line_b = !r.line_a;
+  if (wgmma && dlg_cuda_wgmma_pairs(dev, op2_second ? m : n, 0)) r.line_a = r.line_b = 0;
   /* TF32 packs its operands anyway (tf32.c); complex goes elsewhere */
   if (!dev->pad16 || pad == 1 || dlg_is_complex(g->dtype) ||
       (g->dtype_in == DLG_F32 && g->precision != DLGEMM_PRECISION_STRICT) || g->m < 128 ||
