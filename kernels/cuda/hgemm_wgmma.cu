@@ -746,7 +746,11 @@ static __device__ __forceinline__ void gemm(const dlg_hgemm_args &p, const CUten
     for (int b = 0; b < 8; b++) bar_init(bars + 8 * (2 * STAGES + b), 1);
     asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
   }
-  cluster_sync(); /* the peer's barriers too are ready before any arrival on them */
+  /* in a pair, the peer's barriers too are ready before any arrival on
+   * them; alone, a block barrier (the cluster's fences the pair needs,
+   * MEMBAR.GPU and an L1 invalidation, would cost small products) */
+  if (cluster_ctas() > 1) cluster_sync();
+  else __syncthreads();
 
   if (wgroup == 0) {
     asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
