@@ -631,10 +631,12 @@ static __device__ __forceinline__ void promote(float (&acc)[N], const float (&d)
 }
 
 /* A block's walk over the tiles: groups of `rows` tile-rows, column by
- * column inside a group, batch outermost.  In a cluster of `ctas` (pairs,
- * where the tile-rows divide evenly) the walk is over groups of that many
- * tile-rows: the cluster's blocks take the same step at the same time,
- * rank r the group's row r, so that they share the tile of B.  Made by each
+ * column inside a group, batch outermost.  In a cluster of `ctas` (pairs)
+ * the walk is over groups of that many tile-rows: the cluster's blocks
+ * take the same step at the same time, rank r the group's row r, so that
+ * they share the tile of B.  A tile-row past C's (the tile-rows rounded
+ * up) is computed on TMA's zeros and its stores are clipped or guarded:
+ * the peer still needs its half of B.  Made by each
  * role after its setmaxnreg (m taken through an opaque move so that
  * nothing is computed before): a value live across the register-count
  * change went through local memory (the 192-wide rr kernels). */
@@ -647,7 +649,7 @@ struct walk {
   {
     walk w;
     w.ctas = (int)cluster_ctas(), w.rank = (int)cluster_rank();
-    w.tiles_m = ((int)in_place((unsigned)p.m) + BM - 1) / BM / w.ctas;
+    w.tiles_m = (((int)in_place((unsigned)p.m) + BM - 1) / BM + w.ctas - 1) / w.ctas;
     w.tiles_n = (p.n + BN - 1) / BN;
     w.rows = max(p.walk_rows / w.ctas, 1);
     w.first = blockIdx.x / w.ctas, w.step = gridDim.x / w.ctas;

@@ -202,17 +202,19 @@ static wgmma_plan plan_narrow(const dlg_cuda_device *dev, long long rows, const 
  * 2i + 1, side by side, each loading half of their common tile of B into
  * both (multicast), so that each SM asks L2 for half of B's boxes.  That
  * pays where B's rows straddle 128-byte lines: bfloat16 3000^3 (leading
- * dimension 3000) 0.87-0.92 of cuBLAS against 0.83-0.88 with B copied to
- * lines first (pad.c) and 0.66-0.70 with neither.  Where B is on lines it
- * costs: a stage is refilled only once both blocks are done with it, and
- * the slower SM paces the pair (bf16 4096^3 0.99-1.01 against 1.03, TF32
- * 8192^3 0.84 against 0.94; H100, bench/NOTES.md).  DLGEMM_WGMMA_PAIRS=on
- * pairs every product whose tile-rows pair up, for tests. */
-int dlg_cuda_wgmma_pairs(const dlg_cuda_device *dev, int64_t rows, int second_on_lines)
+ * dimension 3000) 0.87-0.94 of cuBLAS against 0.83-0.89 with B copied to
+ * lines first (pad.c) and 0.66-0.70 with neither.  With an odd number of
+ * tile-rows the last pair's second tile lies below C: TMA reads it as
+ * zeros and its stores are clipped, so it costs that tile's time, where
+ * the copy costs B's size in memory traffic (13 us of 108 at 3000^3).
+ * Where B is on lines pairs cost: a stage is refilled only once both
+ * blocks are done with it, and the slower SM paces the pair (bf16 4096^3
+ * 0.99-1.01 against 1.03, TF32 8192^3 0.84 against 0.94; H100,
+ * bench/NOTES.md).  DLGEMM_WGMMA_PAIRS=on pairs every product, for tests. */
+int dlg_cuda_wgmma_pairs(const dlg_cuda_device *dev, int second_on_lines)
 {
   const int mode = dlg_config_get()->wgmma_pairs;
-  return mode && dev->wgmma_pairs > 0 && (rows + DLG_WGMMA_BM - 1) / DLG_WGMMA_BM % 2 == 0 &&
-         (mode == 2 || !second_on_lines);
+  return mode && dev->wgmma_pairs > 0 && (mode == 2 || !second_on_lines);
 }
 
 /* dlg_cuda_wgmma_launch (hgemm.h).
@@ -266,7 +268,7 @@ int dlg_cuda_wgmma_launch(dlg_cuda_device *dev, int kind, int64_t batch, const d
       a->n > DLG_NARROW_MAX_NN)
     return 0;
   /* paired: each block's share of a k-contiguous B is one box of bn / 2 rows */
-  const int pairs = !narrow && dlg_cuda_wgmma_pairs(dev, rows, on_lines(second));
+  const int pairs = !narrow && dlg_cuda_wgmma_pairs(dev, on_lines(second));
   if (tensor_map(cu, &ma, kind, first, first->kc ? (uint64_t)a->k : (uint64_t)rows << tf,
                  (uint64_t)(first->kc ? rows : a->k >> tf), batch, 64,
                  first->kc ? DLG_WGMMA_BM : DLG_WGMMA_BK >> tf) ||
@@ -298,9 +300,10 @@ int dlg_cuda_wgmma_launch(dlg_cuda_device *dev, int kind, int64_t batch, const d
    * (hgemm_wgmma.cu), wherever TMA can address it */
   memset(&mc, 0, sizeof mc);
   t.c_tma = !narrow && c_tensor_map(cu, &mc, &t) == CUDA_SUCCESS; /* narrow: element stores */
-  if (pairs) { /* tiles is even: so are the tile-rows */
-    const long long fit = 2LL * dev->wgmma_pairs;
-    const unsigned grid[3] = {(unsigned)(tiles < fit ? tiles : fit), 1, 1};
+  if (pairs) { /* the tile-rows rounded up to pairs */
+    const long long tiles_m = (rows + DLG_WGMMA_BM - 1) / DLG_WGMMA_BM;
+    const long long slots = tiles / tiles_m * (tiles_m + 1 & ~1LL), fit = 2LL * dev->wgmma_pairs;
+    const unsigned grid[3] = {(unsigned)(slots < fit ? slots : fit), 1, 1};
     const unsigned block[3] = {DLG_WGMMA_THREADS, 1, 1};
     *r = dlg_cuda_launch_cluster(cu, f, grid, block, (unsigned)DLG_WGMMA_SMEM(bn), stream, params,
                                  2, NULL);

@@ -49,13 +49,11 @@ static pad_rule rule_of(const dlg_cuda_device *dev, const dlg_gemm *g)
   pad_rule r = {wgmma ? 128 : 16, 0, 0, 1, 1};
   dlg_operand op1, op2;
   int64_t m, n;
-  int op2_second;
   /* hgemm.c's order: op2 second, unless it is not k-contiguous or op1 is
    * too; op1 is A for a column-major C, B otherwise (orient.h) */
   dlg_orient(g, &op1, &op2, &m, &n);
-  op2_second = op2.kc && !op1.kc;
-  r.line_a = op2_second != dlg_is_colmajor(&g->c), r.line_b = !r.line_a;
-  if (wgmma && dlg_cuda_wgmma_pairs(dev, op2_second ? m : n, 0)) r.line_a = r.line_b = 0;
+  r.line_a = (op2.kc && !op1.kc) != dlg_is_colmajor(&g->c), r.line_b = !r.line_a;
+  if (wgmma && dlg_cuda_wgmma_pairs(dev, 0)) r.line_a = r.line_b = 0;
   /* TF32 packs its operands anyway (tf32.c); complex goes elsewhere */
   if (!dev->pad16 || pad == 1 || dlg_is_complex(g->dtype) ||
       (g->dtype_in == DLG_F32 && g->precision != DLGEMM_PRECISION_STRICT) || g->m < 128 ||
