@@ -636,10 +636,10 @@ static __device__ __forceinline__ void promote(float (&acc)[N], const float (&d)
  * take the same step at the same time, rank r the group's row r, so that
  * they share the tile of B.  A tile-row past C's (the tile-rows rounded
  * up) is computed on TMA's zeros and its stores are clipped or guarded:
- * the peer still needs its half of B.  Made by each
- * role after its setmaxnreg (m taken through an opaque move so that
- * nothing is computed before): a value live across the register-count
- * change went through local memory (the 192-wide rr kernels). */
+ * the peer still needs its half of B.  Made by each role after its
+ * setmaxnreg (m taken through an opaque move so that nothing is computed
+ * before): a value live across the register-count change went through
+ * local memory (the 192-wide rr kernels). */
 struct walk {
   int tiles_m, tiles_n, rows; /* tiles_m and rows in groups of ctas tile-rows */
   int first, step, tiles;     /* this block's first step, its stride, the steps */

@@ -23,6 +23,13 @@
 #include "cuda/device/narrow.h"
 #include "cuda/device/orient.h"
 
+/* Whether an operand's rows all start on 128-byte lines (its base, leading
+ * dimension and batch stride; ld and bs in 16-bit units). */
+static int on_lines(const dlg_operand *o)
+{
+  return (uintptr_t)o->data % 128 == 0 && o->ld * 2 % 128 == 0 && o->bs * 2 % 128 == 0;
+}
+
 /* TMA's view of one matrix (an operand, or C): a 3-D tensor (contiguous dimension, the other
  * one, batch) cut into boxes of inner x outer elements, 128-byte swizzled.
  * A broadcast operand (batch stride 0) has a batch extent of 1.  L2 fetches
@@ -30,11 +37,6 @@
  * otherwise: a box row then straddles two lines, and the wider fetch cost
  * bfloat16 3000^3 (leading dimension 3000, not copied) 13% (H100: 0.58 of
  * cuBLAS, 0.66 with 128 or less). */
-static int on_lines(const dlg_operand *o)
-{
-  return (uintptr_t)o->data % 128 == 0 && o->ld * 2 % 128 == 0 && o->bs * 2 % 128 == 0;
-}
-
 static CUresult tensor_map(const dlg_cuda_api *cu, CUtensorMap *map, int kind, const dlg_operand *o,
                            uint64_t inner, uint64_t outer, int64_t batch, uint32_t box_inner,
                            uint32_t box_outer)
@@ -210,11 +212,14 @@ static wgmma_plan plan_narrow(const dlg_cuda_device *dev, long long rows, const 
  * Where B is on lines pairs cost: a stage is refilled only once both
  * blocks are done with it, and the slower SM paces the pair (bf16 4096^3
  * 0.99-1.01 against 1.03, TF32 8192^3 0.84 against 0.94; H100,
- * bench/NOTES.md).  DLGEMM_WGMMA_PAIRS=on pairs every product, for tests. */
-int dlg_cuda_wgmma_pairs(const dlg_cuda_device *dev, int second_on_lines)
+ * bench/NOTES.md).  The TF32 kernels that read A through registers (NN)
+ * lose even with B straddling (TF32 3000^3 NN 268 T against 289; TN,
+ * both operands from shared memory, 317 against 299), so auto leaves them
+ * alone.  DLGEMM_WGMMA_PAIRS=on pairs every product, for tests. */
+int dlg_cuda_wgmma_pairs(const dlg_cuda_device *dev, int second_on_lines, int a_in_registers)
 {
   const int mode = dlg_config_get()->wgmma_pairs;
-  return mode && dev->wgmma_pairs > 0 && (mode == 2 || !second_on_lines);
+  return mode && dev->wgmma_pairs > 0 && (mode == 2 || (!second_on_lines && !a_in_registers));
 }
 
 /* dlg_cuda_wgmma_launch (hgemm.h).
@@ -268,7 +273,7 @@ int dlg_cuda_wgmma_launch(dlg_cuda_device *dev, int kind, int64_t batch, const d
       a->n > DLG_NARROW_MAX_NN)
     return 0;
   /* paired: each block's share of a k-contiguous B is one box of bn / 2 rows */
-  const int pairs = !narrow && dlg_cuda_wgmma_pairs(dev, on_lines(second));
+  const int pairs = !narrow && dlg_cuda_wgmma_pairs(dev, on_lines(second), tf && !first->kc);
   if (tensor_map(cu, &ma, kind, first, first->kc ? (uint64_t)a->k : (uint64_t)rows << tf,
                  (uint64_t)(first->kc ? rows : a->k >> tf), batch, 64,
                  first->kc ? DLG_WGMMA_BM : DLG_WGMMA_BK >> tf) ||
@@ -302,7 +307,7 @@ int dlg_cuda_wgmma_launch(dlg_cuda_device *dev, int kind, int64_t batch, const d
   t.c_tma = !narrow && c_tensor_map(cu, &mc, &t) == CUDA_SUCCESS; /* narrow: element stores */
   if (pairs) { /* the tile-rows rounded up to pairs */
     const long long tiles_m = (rows + DLG_WGMMA_BM - 1) / DLG_WGMMA_BM;
-    const long long slots = tiles / tiles_m * (tiles_m + 1 & ~1LL), fit = 2LL * dev->wgmma_pairs;
+    const long long slots = tiles / tiles_m * ((tiles_m + 1) & ~1LL), fit = 2LL * dev->wgmma_pairs;
     const unsigned grid[3] = {(unsigned)(slots < fit ? slots : fit), 1, 1};
     const unsigned block[3] = {DLG_WGMMA_THREADS, 1, 1};
     *r = dlg_cuda_launch_cluster(cu, f, grid, block, (unsigned)DLG_WGMMA_SMEM(bn), stream, params,

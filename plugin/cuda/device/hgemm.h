@@ -21,9 +21,11 @@ dlgemm_status dlg_cuda_tc_run(dlg_cuda_device *dev, int kind, int64_t batch,
 
 /* Whether the wgmma kernels run a product in pairs of blocks sharing the
  * second operand's loads (DLGEMM_WGMMA_PAIRS; hgemm.c says when that
- * pays), given whether that operand's rows start on 128-byte lines.
- * pad.c asks it too: a paired operand is not copied to lines. */
-int dlg_cuda_wgmma_pairs(const dlg_cuda_device *dev, int second_on_lines);
+ * pays), given whether that operand's rows start on 128-byte lines and
+ * whether the kernel reads its first operand through registers (TF32 with
+ * an m-contiguous A).  pad.c asks it too: a paired operand is not copied
+ * to lines. */
+int dlg_cuda_wgmma_pairs(const dlg_cuda_device *dev, int second_on_lines, int a_in_registers);
 
 /* The same on the sm_90a wgmma kernels only: 1 when launched, 0 when they
  * do not apply (no kernel for the layout or kind, a shape or an alignment
