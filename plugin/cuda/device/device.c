@@ -149,8 +149,8 @@ static int wgmma_pairs(const dlg_cuda_api *cu, const dlg_cuda_device *dev)
 {
   const unsigned grid[3] = {(unsigned)dev->sms & ~1u, 1, 1}, block[3] = {DLG_WGMMA_THREADS, 1, 1};
   int n = 0;
-  return dlg_cuda_launch_cluster(cu, dev->hgemm_wgmma[0][DLG_TC_BF16][1], grid, block,
-                                 DLG_WGMMA_SMEM(256), NULL, NULL, 2, &n)
+  return dlg_cuda_clusters_fit(cu, dev->hgemm_wgmma[0][DLG_TC_BF16][1], grid, block,
+                               DLG_WGMMA_SMEM(256), 2, &n)
              ? 0
              : n;
 }

@@ -120,15 +120,32 @@ CUresult dlg_cuda_launch_early(const dlg_cuda_api *cu, CUfunction f, const unsig
   return cu->LaunchKernelEx(&lc, f, params, NULL);
 }
 
+/* The same for clusters of `cluster` blocks along x. */
+static void cluster_config(CUlaunchConfig *lc, CUlaunchAttribute *at, const unsigned grid[3],
+                           const unsigned block[3], unsigned smem, CUstream stream,
+                           unsigned cluster)
+{
+  memset(at, 0, sizeof *at);
+  at->id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+  at->value.clusterDim.x = cluster, at->value.clusterDim.y = 1, at->value.clusterDim.z = 1;
+  launch_config(lc, at, grid, block, smem, stream);
+}
+
 CUresult dlg_cuda_launch_cluster(const dlg_cuda_api *cu, CUfunction f, const unsigned grid[3],
                                  const unsigned block[3], unsigned smem, CUstream stream,
-                                 void **params, unsigned cluster, int *fit)
+                                 void **params, unsigned cluster)
 {
   CUlaunchAttribute at;
   CUlaunchConfig lc;
-  memset(&at, 0, sizeof at);
-  at.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-  at.value.clusterDim.x = cluster, at.value.clusterDim.y = 1, at.value.clusterDim.z = 1;
-  launch_config(&lc, &at, grid, block, smem, stream);
-  return fit ? cu->OccupancyMaxActiveClusters(fit, f, &lc) : cu->LaunchKernelEx(&lc, f, params, NULL);
+  cluster_config(&lc, &at, grid, block, smem, stream, cluster);
+  return cu->LaunchKernelEx(&lc, f, params, NULL);
+}
+
+CUresult dlg_cuda_clusters_fit(const dlg_cuda_api *cu, CUfunction f, const unsigned grid[3],
+                               const unsigned block[3], unsigned smem, unsigned cluster, int *n)
+{
+  CUlaunchAttribute at;
+  CUlaunchConfig lc;
+  cluster_config(&lc, &at, grid, block, smem, NULL, cluster);
+  return cu->OccupancyMaxActiveClusters(n, f, &lc);
 }

@@ -87,10 +87,13 @@ CUresult dlg_cuda_launch_early(const dlg_cuda_api *cu, CUfunction f, const unsig
                                void **params);
 
 /* f in clusters of `cluster` blocks along x (grid[0] a multiple of it;
- * the wgmma kernels' pairs, hgemm.c); with *fit non-NULL nothing is
- * launched and *fit is how many such clusters the device runs at once. */
+ * the wgmma kernels' pairs, hgemm.c). */
 CUresult dlg_cuda_launch_cluster(const dlg_cuda_api *cu, CUfunction f, const unsigned grid[3],
                                  const unsigned block[3], unsigned smem, CUstream stream,
-                                 void **params, unsigned cluster, int *fit);
+                                 void **params, unsigned cluster);
+
+/* In *n, how many such clusters of f the device runs at once. */
+CUresult dlg_cuda_clusters_fit(const dlg_cuda_api *cu, CUfunction f, const unsigned grid[3],
+                               const unsigned block[3], unsigned smem, unsigned cluster, int *n);
 
 #endif

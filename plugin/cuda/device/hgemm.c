@@ -311,7 +311,7 @@ int dlg_cuda_wgmma_launch(dlg_cuda_device *dev, int kind, int64_t batch, const d
     const unsigned grid[3] = {(unsigned)(slots < fit ? slots : fit), 1, 1};
     const unsigned block[3] = {DLG_WGMMA_THREADS, 1, 1};
     *r = dlg_cuda_launch_cluster(cu, f, grid, block, (unsigned)DLG_WGMMA_SMEM(bn), stream, params,
-                                 2, NULL);
+                                 2);
   } else
     *r = cu->LaunchKernel(f, (unsigned)(tiles < dev->sms ? tiles : dev->sms), 1, 1,
                           DLG_WGMMA_THREADS, 1, 1, (unsigned)DLG_WGMMA_SMEM(bn), stream, params,
