@@ -46,14 +46,15 @@ typedef struct pad_rule {
 static pad_rule rule_of(const dlg_cuda_device *dev, const dlg_gemm *g)
 {
   const int pad = dlg_config_get()->pad, wgmma = dlg_is_half(g->dtype_in) && dev->hgemm_wgmma[0][0][0];
-  pad_rule r = {wgmma ? 128 : 16, 0, 0, 1, 1};
-  dlg_operand op1, op2;
-  int64_t m, n;
-  /* hgemm.c's order: op2 second, unless it is not k-contiguous or op1 is
-   * too; op1 is A for a column-major C, B otherwise (orient.h) */
-  dlg_orient(g, &op1, &op2, &m, &n);
-  r.line_a = (op2.kc && !op1.kc) != dlg_is_colmajor(&g->c), r.line_b = !r.line_a;
-  if (wgmma && dlg_cuda_wgmma_pairs(dev, 0, 0)) r.line_a = r.line_b = 0;
+  pad_rule r = {wgmma ? 128 : 16, 0, 0, 0, 0};
+  if (!wgmma || !dlg_cuda_wgmma_pairs(dev, 0, 0)) {
+    dlg_operand op1, op2;
+    int64_t m, n;
+    /* hgemm.c's order: op2 second, unless it is not k-contiguous or op1 is
+     * too; op1 is A for a column-major C, B otherwise (orient.h) */
+    dlg_orient(g, &op1, &op2, &m, &n);
+    r.line_a = (op2.kc && !op1.kc) != dlg_is_colmajor(&g->c), r.line_b = !r.line_a;
+  }
   /* TF32 packs its operands anyway (tf32.c); complex goes elsewhere */
   if (!dev->pad16 || pad == 1 || dlg_is_complex(g->dtype) ||
       (g->dtype_in == DLG_F32 && g->precision != DLGEMM_PRECISION_STRICT) || g->m < 128 ||
