@@ -803,14 +803,14 @@ static __device__ __forceinline__ void gemm(const dlg_hgemm_args &p, const CUten
    * memory: the 256-wide kernels) */
   const bool c_loaded = p.c_tma && in_place((unsigned)(p.beta != 0.f));
   const int half = wgroup - 1; /* rows 64 * half .. of the tile */
-  const bool warp_leader = threadIdx.x % 32 == 0;
   /* a stage is free once every consumer warp of the cluster is done with
-   * it: in a pair, the peer's producer fills half of it */
+   * it (in a pair, the peer's producer fills half of it): lane r arrives
+   * for its warp on block r's barrier (a block launched alone is rank 0 of
+   * a cluster of one).  One predicated arrive, no branch: the warp leader
+   * looping over the blocks cost the TF32 register-A kernels a branch and
+   * a reconvergence between every two k-tiles (bench/NOTES.md). */
   auto free_stage = [&](int s) {
-    if (!warp_leader) return;
-    if (w.ctas == 1) bar_arrive(bars + 8 * (STAGES + s));
-    else
-      for (int r = 0; r < w.ctas; r++) bar_arrive_cta(bars + 8 * (STAGES + s), r);
+    if (threadIdx.x % 32 < (unsigned)w.ctas) bar_arrive_cta(bars + 8 * (STAGES + s), threadIdx.x % 32);
   };
   /* k-tile `it` of this block's walk: wait for its stage, queue its
    * wgmmas into dd (FRESH: ignoring dd's old value), and once all but
