@@ -210,12 +210,13 @@ static wgmma_plan plan_narrow(const dlg_cuda_device *dev, long long rows, const 
  * zeros and its stores are clipped, so it costs that tile's time, where
  * the copy costs B's size in memory traffic (13 us of 108 at 3000^3).
  * Where B is on lines pairs cost: a stage is refilled only once both
- * blocks are done with it, and the slower SM paces the pair (bf16 4096^3
- * 0.99-1.01 against 1.03, TF32 8192^3 0.84 against 0.94; H100,
- * bench/NOTES.md).  The TF32 kernels that read A through registers (NN)
- * lose even with B straddling (TF32 3000^3 NN 268 T against 289; TN,
- * both operands from shared memory, 317 against 299), so auto leaves them
- * alone.  DLGEMM_WGMMA_PAIRS=on pairs every product, for tests. */
+ * blocks are done with it, and the slower SM paces the pair (bf16 8192^3
+ * 0.997-0.998 against 1.006-1.007, TF32 8192^3 TN 0.985-0.988 against
+ * 0.999-1.003; H100, bench/NOTES.md).  The TF32 kernels that read A
+ * through registers (NN) gain nothing even with B straddling (TF32
+ * 3000^3 NN 287-289 T against 290-291; TN, both operands from shared
+ * memory, 317 against 299), so auto leaves them alone.
+ * DLGEMM_WGMMA_PAIRS=on pairs every product, for tests. */
 int dlg_cuda_wgmma_pairs(const dlg_cuda_device *dev, int second_on_lines, int a_in_registers)
 {
   const int mode = dlg_config_get()->wgmma_pairs;
