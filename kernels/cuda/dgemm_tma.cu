@@ -46,8 +46,9 @@
  * - Each k-step's DMMAs go in rounds, each after a share of the next
  *   k-step's fragment loads (step, in the kernel), so that the loads issue
  *   in the fixed gaps between DMMAs.
- * - The tile order, the epilogue, beta and the split last wave (the tail
- *   twins: dgemm_tile.cuh's segment and tail_finish) are dgemm_dmma.cu's.
+ * - The tile order and the split last wave (the tail twins: dgemm_tile.cuh's
+ *   segment and tail_finish) are dgemm_dmma.cu's; the epilogue goes
+ *   through shared memory (stage_c, write_c).
  */
 #include <cuda.h>
 #include <type_traits>
@@ -89,6 +90,82 @@ static __device__ __forceinline__ int rc_row(int g, int h)
 {
   return (g & 1) + h * 2 + (g >> 2) * 4 + ((g >> 1) & 1) * 8;
 }
+/* The epilogue, through shared memory (the stages, free once every warp
+ * is past the main loop).  Each thread puts its accumulators times alpha
+ * into a column-major TBM x TBN tile (stage_c; at(i, j, e, row, col): the
+ * tile's row and column of accumulator [i][j][e]), then the block writes C
+ * half a column a warp at a time, 16 bytes a lane: each store four whole
+ * 128-byte lines (write_c), with beta times C read the same way, a batch
+ * of C_BATCH stores ahead (beta == 0 never reads C).  Stored where they
+ * are, the accumulators took 64 8-byte stores a thread, each warp's store
+ * half of four lines: with the stores left out, fp64 8192 x 8192 x 2048
+ * ran at 1.00 of cuBLAS instead of 0.96, x 256 at 1.12 instead of 0.82.
+ * This way x 2048 runs at 0.97, x 256 with beta -1 at 0.92-0.95 instead
+ * of 0.88 (bench/NOTES.md).  The tile's columns are LD_C doubles apart: with TBM +
+ * 2 the 8-byte writes of a warp fall on each bank pair twice (two
+ * wavefronts, the least for 256 bytes) in every layout but the
+ * m-contiguous A with n-contiguous B, four there. */
+enum { LD_C = TBM + 2, C_STORES = TBM * TBN / 2 / NTHREADS, C_BATCH = 16 };
+static_assert(TBN * LD_C * 8 <= STAGES * STAGE_BYTES, "C's tile fits in the stages");
+static_assert(C_STORES % C_BATCH == 0, "whole batches");
+template <typename AT>
+static __device__ __forceinline__ void stage_c(double *tile, double alpha,
+                                               const double (&acc)[MI][NJ][CE], AT at)
+{
+#pragma unroll
+  for (int x = 0; x < MI * NJ * CE; x++) {
+    const int i = x / (NJ * CE), j = x / CE % NJ, e = x % CE;
+    int row, col;
+    at(i, j, e, row, col);
+    tile[col * LD_C + row] = alpha * acc[i][j][e];
+  }
+}
+/* The tile into oc (om x on, column-major, leading dimension ldc) at (m0,
+ * n0), plus beta times what is there: store v of a thread is rows row, row
+ * + 1 of column col, in one 16-byte access where oc's columns are 16-byte
+ * aligned and both rows are in C.  Not inlined, so that its registers are
+ * not the main loop's: inlined, its batch of loads changed how ptxas
+ * scheduled the main loop. */
+static __device__ __noinline__ void write_c(const double *tile, double *oc, long long ldc, int m0,
+                                            int n0, int om, int on, double beta)
+{
+  const bool vec = (reinterpret_cast<uintptr_t>(oc) | (uintptr_t)ldc * 8) % 16 == 0;
+  auto at = [&](int v, int &row, int &col) {
+    const int q = v * NTHREADS + (int)threadIdx.x;
+    col = q / (TBM / 2), row = 2 * (q % (TBM / 2));
+  };
+#pragma unroll 1
+  for (int b = 0; b < C_STORES; b += C_BATCH) {
+    double2 old[C_BATCH];
+#pragma unroll
+    for (int v = 0; v < C_BATCH; v++) {
+      int row, col;
+      at(b + v, row, col);
+      const int r = m0 + row, c = n0 + col;
+      const double *const cp = oc + r + (long long)c * ldc;
+      old[v] = make_double2(0.0, 0.0);
+      if (beta == 0.0 || c >= on || r >= om) continue;
+      if (vec && r + 1 < om) old[v] = *reinterpret_cast<const double2 *>(cp);
+      else old[v] = make_double2(cp[0], r + 1 < om ? cp[1] : 0.0);
+    }
+#pragma unroll
+    for (int v = 0; v < C_BATCH; v++) {
+      int row, col;
+      at(b + v, row, col);
+      const int r = m0 + row, c = n0 + col;
+      double *const cp = oc + r + (long long)c * ldc;
+      double2 y = *reinterpret_cast<const double2 *>(tile + col * LD_C + row);
+      if (c >= on || r >= om) continue;
+      if (beta != 0.0) y.x += beta * old[v].x, y.y += beta * old[v].y;
+      if (vec && r + 1 < om) *reinterpret_cast<double2 *>(cp) = y;
+      else {
+        cp[0] = y.x;
+        if (r + 1 < om) cp[1] = y.y;
+      }
+    }
+  }
+}
+
 template <bool A_KC, bool B_KC, typename SEG>
 static __device__ __forceinline__ void gemm_tma(const dlg_dgemm_args &p, const CUtensorMap *ma,
                                                 const CUtensorMap *mb, SEG seg)
@@ -236,7 +313,6 @@ static __device__ __forceinline__ void gemm_tma(const dlg_dgemm_args &p, const C
     full_next = wrap ? bars : full_next + 8;
   }
 
-  /* accumulator e of a lane is fragment row g + 8 (e / 2), column 2 q4 + e % 2 */
   /* C, or a split tile's part: a dense TBM x TBN entry of the workspace,
    * addressed as if it were C, without beta */
   int m0, n0;
@@ -245,12 +321,18 @@ static __device__ __forceinline__ void gemm_tma(const dlg_dgemm_args &p, const C
   const bool part = at >= 0;
   double *const oc = part ? p.tail_work + (long long)at * TBM * TBN - m0 - (long long)n0 * TBM
                           : p.c + blockIdx.z * p.sc;
-  store_c(oc, part ? TBM : p.ldc, part ? m0 + TBM : p.m, part ? n0 + TBN : p.n, p.alpha,
-          part ? 0.0 : p.beta, acc, [&](int i, int j, int e, int &row, int &col) {
-            const int cn = q4 * 2 + e % 2;
-            row = m0 + wm + i * MM + (A_KC ? kc_row(g) + 8 * (e / 2) : rc_row(g, e / 2));
-            col = n0 + wn + (B_KC ? j * 8 + kc_row(cn) : (j / 2) * 16 + rc_row(cn, j % 2));
-          });
+  /* every warp's last fragment loads are done: the stages are free */
+  __syncthreads();
+  double *const tile = reinterpret_cast<double *>(__cvta_shared_to_generic(s0));
+  /* accumulator e of a lane is fragment row g + 8 (e / 2), column 2 q4 + e % 2 */
+  stage_c(tile, p.alpha, acc, [&](int i, int j, int e, int &row, int &col) {
+    const int cn = q4 * 2 + e % 2;
+    row = wm + i * MM + (A_KC ? kc_row(g) + 8 * (e / 2) : rc_row(g, e / 2));
+    col = wn + (B_KC ? j * 8 + kc_row(cn) : (j / 2) * 16 + rc_row(cn, j % 2));
+  });
+  __syncthreads();
+  write_c(tile, oc, part ? TBM : p.ldc, m0, n0, part ? m0 + TBM : p.m, part ? n0 + TBN : p.n,
+          part ? 0.0 : p.beta);
   if (part) tail_finish(p);
 }
 
