@@ -1,8 +1,10 @@
 /*
  * dgemm_tile.cuh - what the two FP64 tensor-core kernels share: the tile
  * and its warps, the DMMA and its fragments, the order blocks take C's
- * tiles in, and the epilogue.  dgemm_dmma.cu feeds the tile through
+ * tiles in and the split last wave.  dgemm_dmma.cu feeds the tile through
  * cp.async (every chip from sm_80), dgemm_tma.cu through TMA (sm_90).
+ * The epilogue here (store_c) is the cp.async kernel's; the TMA kernel's
+ * goes through shared memory (dgemm_tma.cu says why).
  */
 #ifndef DLG_DGEMM_TILE_CUH
 #define DLG_DGEMM_TILE_CUH
