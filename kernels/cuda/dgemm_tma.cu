@@ -101,9 +101,9 @@ static __device__ __forceinline__ int rc_row(int g, int h)
  * half of four lines: with the stores left out, fp64 8192 x 8192 x 2048
  * ran at 1.00 of cuBLAS instead of 0.96, x 256 at 1.12 instead of 0.82.
  * This way x 2048 runs at 0.97, x 256 with beta -1 at 0.92-0.95 instead
- * of 0.88 (bench/NOTES.md).  The tile's columns are LD_C doubles apart: with TBM +
- * 2 the 8-byte writes of a warp fall on each bank pair twice (two
- * wavefronts, the least for 256 bytes) in every layout but the
+ * of 0.88 (bench/NOTES.md).  The tile's columns are LD_C doubles apart:
+ * with TBM + 2 the 8-byte writes of a warp fall on each bank pair twice
+ * (two wavefronts, the least for 256 bytes) in every layout but the
  * m-contiguous A with n-contiguous B, four there. */
 enum { LD_C = TBM + 2, C_STORES = TBM * TBN / 2 / NTHREADS, C_BATCH = 16 };
 static_assert(TBN * LD_C * 8 <= STAGES * STAGE_BYTES, "C's tile fits in the stages");
@@ -243,12 +243,15 @@ static __device__ __forceinline__ void gemm_tma(const dlg_dgemm_args &p, const C
    * stage at shared address sa: plain loads, not asm, so that ptxas may
    * place them between the DMMAs (not past the barrier waits: those are
    * memory clobbers) */
-  auto ld = [](unsigned a) { return *reinterpret_cast<const double *>(__cvta_shared_to_generic(a)); };
+  auto ld = [](unsigned a) {
+    return *reinterpret_cast<const double *>(__cvta_shared_to_generic(a));
+  };
   auto load_one = [&](int buf, unsigned sa, int ks, int x) {
     const unsigned sb = sa + A_BYTES;
     if (x < NJ * BE) {
       const int j = x / BE, e = x % BE;
-      fb[buf][j][e] = ld(B_KC ? sb + ob[e][ks] + j * 1024 : sb + ob[j % 2][e] + (j / 2) * 2048 + ks * 1024);
+      fb[buf][j][e] = ld(B_KC ? sb + ob[e][ks] + j * 1024
+                              : sb + ob[j % 2][e] + (j / 2) * 2048 + ks * 1024);
     } else {
       const int i = (x - NJ * BE) / AE, q = (x - NJ * BE) % AE;
       fa[buf][i][q] = ld(A_KC ? sa + oa[q / 2][ks] + i * 2048 + (q % 2) * 1024
