@@ -79,10 +79,10 @@ if [ -f "$dir/dgemm_tma.sass" ]; then
   gate "dlg_dgemm_tma_* sm_90a: DMMA, UTMALDG, no local memory" 0 --gate-clean --gate-has DMMA \
     --gate-has UTMALDG --kernel dlg_dgemm_tma_ --arch sm_90a "$dir/dgemm_tma.sass"
 fi
-for bn in 256 192 128 16; do
-  w=$dir/hgemm_wgmma$bn.sass
+for tile in 256 192 128 16 192x192; do
+  w=$dir/hgemm_wgmma$tile.sass
   [ -f "$w" ] || continue
-  gate "dlg_hgemm_wgmma* sm_90a, $bn wide, every type: HGMMA, B multicast to pairs, no local memory" 0 \
+  gate "dlg_hgemm_wgmma* sm_90a, tile $tile, every type: HGMMA, B multicast to pairs, no local memory" 0 \
     --gate-clean --gate-has HGMMA --gate-has UTMALDG.3D.MULTICAST --kernel dlg_hgemm_wgmma \
     --arch sm_90a "$w"
 done

@@ -261,8 +261,8 @@ START_TEST(bad_environment_is_reported_and_ignored)
   ck_assert(strstr(err, "ignoring DLGEMM_SGEMM_STREAMK='sideways'"));
   ck_assert_int_eq(cfg->fp32_mode, DLGEMM_PRECISION_STRICT);
   ck_assert_int_eq(cfg->streamk, -1);
-  ck_assert(strstr(err, "ignoring DLGEMM_WGMMA_WIDTH='96' (expected auto, 256, 128 or 192)"));
-  ck_assert_int_eq(cfg->wgmma_width, 0);
+  ck_assert(strstr(err, "ignoring DLGEMM_WGMMA_WIDTH='96' (expected auto, 256, 128, 192 or 192x192)"));
+  ck_assert_int_eq(cfg->wgmma_tile, 0);
   setenv("DLGEMM_FORCE", "GPU", 1);
   setenv("DLGEMM_FP32_MODE", "3xTF32", 1);
   setenv("DLGEMM_SGEMM_STREAMK", "off", 1);
@@ -272,7 +272,10 @@ START_TEST(bad_environment_is_reported_and_ignored)
   setenv("DLGEMM_SGEMM_TILE", "256x128", 1);
   setenv("DLGEMM_WGMMA_WIDTH", "192", 1);
   reload_capturing(err, sizeof err);
-  ck_assert_int_eq(cfg->wgmma_width, 192);
+  ck_assert_int_eq(cfg->wgmma_tile, 3); /* 128 x 192: index 2 */
+  setenv("DLGEMM_WGMMA_WIDTH", "192x192", 1);
+  reload_capturing(err, sizeof err);
+  ck_assert_int_eq(cfg->wgmma_tile, 4);
   ck_assert_int_eq(cfg->tile_bm, 256);
   ck_assert_int_eq(cfg->tile_bn, 128);
   ck_assert_int_eq(cfg->force, DLG_FORCE_GPU);

@@ -56,33 +56,37 @@ typedef struct dlg_hgemm_args {
 #define DLG_HMMA_THREADS 128
 #define DLG_HMMA_SMEM (DLG_HMMA_STAGES * (DLG_HMMA_BM + DLG_HMMA_BN) * DLG_HMMA_BK * 2)
 
-/* wgmma kernels (hgemm_wgmma.cu, sm_90a): a 128 x BN tile of C (BN 256,
- * 192, 128, or the narrow 16 below) per block of three warpgroups (a TMA
- * producer and two consumers of 64 x BN), k in steps of 64 (16-bit
- * elements) through four TMA stages (the narrow tile ten); one block per
- * SM.  (Six stages for BN 128 were measured slower: bench/NOTES.md.)
- * Shared memory: the stages, 1 KB to align them to the swizzle's period,
- * C's staging area (two 8 KB buffers per consumer: 64 x 64 16-bit or
- * 32 x 64 FP32 values), the mbarriers (full and empty per stage, and per
- * staging buffer when C is read through it). */
-/* The wgmma tiles' widths (BN), by index: kernels dlg_hgemm_wgmma_* (256),
- * dlg_hgemm_wgmma128_* and dlg_hgemm_wgmma192_*. */
-#define DLG_WGMMA_WIDTHS 3
+/* wgmma kernels (hgemm_wgmma.cu, sm_90a): a BM x BN tile of C (128 x 256,
+ * 128 x 192, 128 x 128, 192 x 192, or the narrow 128 x 16 below) per block
+ * of 1 + BM / 64 warpgroups (a TMA producer and a consumer of 64 x BN for
+ * each 64 rows), k in steps of 64 (16-bit elements) through four TMA
+ * stages (the narrow tile ten); one block per SM.  (Six stages for BN 128
+ * were measured slower: bench/NOTES.md.)  Shared memory: the stages, 1 KB
+ * to align them to the swizzle's period, C's staging area (8 KB buffers of
+ * 64 x 64 16-bit or 32 x 64 FP32 values, two per consumer, one in the
+ * 192-row tile so that its four stages fit), the mbarriers (full and empty
+ * per stage, and loaded and free per staging buffer when C is read through
+ * it). */
+/* The wgmma tiles, by index: kernels dlg_hgemm_wgmma_* (128 x 256),
+ * dlg_hgemm_wgmma128_* (128 x 128), dlg_hgemm_wgmma192_* (128 x 192) and
+ * dlg_hgemm_wgmma192x192_* (16-bit kinds only). */
+#define DLG_WGMMA_TILES 4
 #define DLG_WGMMA_BN(i) ((i) == 0 ? 256 : (i) == 1 ? 128 : 192)
-#define DLG_WGMMA_BM 128
+#define DLG_WGMMA_BM(i) ((i) == 3 ? 192 : 128)
 #define DLG_WGMMA_BK 64
-#define DLG_WGMMA_STAGES 4
 /* The narrow tile (kernels dlg_hgemm_wgmma16_<f16|bf16>_<rk|kk>): 128 x 16,
  * for products 16 or fewer wide on a k-contiguous operand (decode steps),
  * its 18 KB stages ten deep: the product streams the wide operand, and the
  * stages are what it has in flight. */
 #define DLG_WGMMA_NARROW_BN 16
-#define DLG_WGMMA_STAGES_FOR(BN) ((BN) == DLG_WGMMA_NARROW_BN ? 10 : DLG_WGMMA_STAGES)
-#define DLG_WGMMA_THREADS 384
-#define DLG_WGMMA_C_STAGE (2 * 2 * 64 * 64 * 2)
-#define DLG_WGMMA_SMEM(BN)                                                                  \
-  (DLG_WGMMA_STAGES_FOR(BN) * (DLG_WGMMA_BM + (BN)) * DLG_WGMMA_BK * 2 + 1024 +            \
-   DLG_WGMMA_C_STAGE + (2 * DLG_WGMMA_STAGES_FOR(BN) + 8) * 8)
+#define DLG_WGMMA_STAGES_FOR(BN) ((BN) == DLG_WGMMA_NARROW_BN ? 10 : 4)
+#define DLG_WGMMA_THREADS(BM) (128 * (1 + (BM) / 64))
+#define DLG_WGMMA_C_BUFS(BM) ((BM) > 128 ? 1 : 2)
+#define DLG_WGMMA_C_STAGE(BM) ((BM) / 64 * DLG_WGMMA_C_BUFS(BM) * 64 * 64 * 2)
+#define DLG_WGMMA_SMEM(BM, BN)                                                              \
+  (DLG_WGMMA_STAGES_FOR(BN) * ((BM) + (BN)) * DLG_WGMMA_BK * 2 + 1024 +                     \
+   DLG_WGMMA_C_STAGE(BM) +                                                                  \
+   (2 * DLG_WGMMA_STAGES_FOR(BN) + 2 * DLG_WGMMA_C_BUFS(BM) * (BM) / 64) * 8)
 
 /* The TF32 packing pass (tf32_pack.cu): rows x k FP32 operand, element
  * (i, l) of batch z at src[z * bs + i * rs + l * ks], written k-contiguous

@@ -10,16 +10,26 @@
  *
  * Why it is laid out as it is:
  *
- * - A block is three warpgroups.  Warpgroup 0 is the producer: one thread
- *   issues the TMA copies of each k-tile (BK = 64) of A (128 rows) and B
- *   (BN = 256, 192 or 128 columns) into a ring of four shared-memory stages and
- *   gives the rest of its registers back (setmaxnreg.dec).  Warpgroups 1 and 2 are the consumers: each computes
+ * - A block is 1 + BM / 64 warpgroups.  Warpgroup 0 is the producer: one
+ *   thread issues the TMA copies of each k-tile (BK = 64) of A (BM = 128
+ *   rows) and B (BN = 256, 192 or 128 columns) into a ring of four
+ *   shared-memory stages and gives the rest of its registers back
+ *   (setmaxnreg.dec).  The others are the consumers: each computes
  *   64 x BN of the tile with wgmma.m64n<BN>k16 (BN / 2 FP32 accumulators a
  *   thread, setmaxnreg.inc), four per k-tile, reading both operands
  *   straight from shared memory.
  *   The 192- and 128-wide tiles are for problems whose 128 x 256 tiles
  *   would leave SMs idle in the last wave (the host chooses: at 3072^3,
  *   288 tiles of 256 make 2.2 waves on 132 SMs, 384 of 192 make 2.9).
+ *   The 192 x 192 tile (16-bit kinds) has three consumers, each 64 x
+ *   192: cuBLAS's tile for bfloat16 3000^3 (ncu, H100).  Against 128 x 192
+ *   it asks L2 for a fifth fewer box rows per flop, which is what counts
+ *   where B's rows straddle 128-byte lines, and at 3000^3 an SM stores two
+ *   tiles instead of three.  Its consumers get 152 registers (96
+ *   accumulators; the producer keeps 40 of the 64 K), so the element-store
+ *   epilogue reads C a column block at a time (store_tile), and each has
+ *   one staging buffer for C instead of two, so that four of its 48 KB
+ *   stages fit.
  *   The 16-wide tile (wgmma.m64n16k16, ten stages of 18 KB) is for decode
  *   steps, 16 or fewer columns against a long k: they stream the wide
  *   operand, and what they have in flight is the stages.  Its narrow
@@ -105,8 +115,19 @@
 
 namespace wg {
 
-enum { BM = DLG_WGMMA_BM, BK = DLG_WGMMA_BK, A_BYTES = BM * BK * 2,
-       BOX = 64 * BK * 2 /* one 64-wide box of an m/n-contiguous operand */ };
+#ifndef DLG_WGMMA_BUILD_BM
+#define DLG_WGMMA_BUILD_BM 128
+#endif
+/* The tile's rows, one consumer warpgroup per 64 of them, and the
+ * registers the warpgroups take (setmaxnreg): the producer 40, the
+ * consumers the rest of the file's 64 K in multiples of 8 (232 each for
+ * two, 152 for three). */
+enum { BM = DLG_WGMMA_BUILD_BM, BK = DLG_WGMMA_BK, A_BYTES = BM * BK * 2,
+       BOX = 64 * BK * 2 /* one 64-wide box of an m/n-contiguous operand */,
+       CONSUMERS = BM / 64, C_BUFS = DLG_WGMMA_C_BUFS(BM), PRODUCER_REGS = 40,
+       CONSUMER_REGS = (65536 / 128 - PRODUCER_REGS) / CONSUMERS / 8 * 8 };
+static_assert(BM % 64 == 0 && DLG_WGMMA_THREADS(BM) == 128 * (1 + CONSUMERS),
+              "a consumer per 64 rows");
 
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
 
@@ -378,12 +399,14 @@ using hconv::widen;
  * products at 4096^3 (bf16 beta 1 ran at 0.53 of cuBLAS).  A part is a
  * quarter of the tile's columns, an eighth of the 256-wide tile's: 16 to
  * 24 registers (a quarter beside the 256-wide tile's 128 accumulators
- * spilled). */
+ * spilled); one column block in the 192-row tile, whose consumers have 152
+ * registers. */
 template <typename T, int ND, int RSTEP, bool PAIR, bool BETA>
 static __device__ __forceinline__ void store_tile(const dlg_hgemm_args &p, T *C, int r0, int c0,
                                                   const float (&d)[ND])
 {
-  constexpr int NJ = ND / 4, PART = NJ > 24 ? NJ / 8 : NJ > 4 ? NJ / 4 : NJ;
+  constexpr int NJ = ND / 4,
+                PART = CONSUMER_REGS < 200 ? 1 : NJ > 24 ? NJ / 8 : NJ > 4 ? NJ / 4 : NJ;
   const long long rs = p.c_trans ? p.ldc : 1, cs = p.c_trans ? 1 : p.ldc;
 #pragma unroll
   for (int j0 = 0; j0 < NJ; j0 += PART) {
@@ -434,15 +457,15 @@ static __device__ __forceinline__ void epilogue(const dlg_hgemm_args &p, int z, 
   else store_tile<T, ND, RSTEP, false, false>(p, C, r0, c0, d);
 }
 
-/* The staging buffer for this consumer's next box of C (of two, 8 KB each,
- * alternating with stored), once the TMA store that read it two boxes ago
- * is done with it. */
+/* The staging buffer for this consumer's next box of C (of C_BUFS, 8 KB
+ * each, in turn with stored), once the TMA store that read it C_BUFS boxes
+ * ago is done with it. */
 __attribute__((unused)) /* (not in the narrow tile) */
-static __device__ __forceinline__ unsigned staging_next(unsigned buf0, int stored, int half)
+static __device__ __forceinline__ unsigned staging_next(unsigned buf0, int stored, int cons)
 {
-  if (threadIdx.x % 128 == 0) tma_store_wait_read<1>();
-  consumer_sync(1 + half);
-  return buf0 + (stored & 1) * 8192;
+  if (threadIdx.x % 128 == 0) tma_store_wait_read<C_BUFS - 1>();
+  consumer_sync(1 + cons);
+  return buf0 + ((unsigned)stored % C_BUFS) * 8192;
 }
 /* Where part `part` of box q of a consumer's C (its rows from row0, its
  * columns from col0) lies in the tensor map of C, in 16-bit units along C's
@@ -476,13 +499,14 @@ static __device__ __forceinline__ void store_box(const dlg_hgemm_args &p, const 
 
 /* With beta != 0 the staging buffers are filled by the C loader (gemm's
  * warp 1): this consumer's next one once the TMA load of its box of C has
- * landed.  cbars: the consumer's two "loaded" mbarriers; its two "free"
- * ones follow them (32 bytes on). */
+ * landed.  cbars: the consumer's C_BUFS "loaded" mbarriers; its "free"
+ * ones are FREE_BARS bytes on (after every consumer's "loaded" ones). */
+enum { FREE_BARS = 8 * C_BUFS * CONSUMERS };
 __attribute__((unused)) /* (not in the narrow tile) */
 static __device__ __forceinline__ unsigned staging_loaded(unsigned buf0, unsigned cbars, int stored)
 {
-  bar_wait(cbars + 8 * (stored & 1), (stored >> 1) & 1);
-  return buf0 + (stored & 1) * 8192;
+  bar_wait(cbars + 8 * ((unsigned)stored % C_BUFS), ((unsigned)stored / C_BUFS) & 1);
+  return buf0 + ((unsigned)stored % C_BUFS) * 8192;
 }
 /* The TMA store just issued has read the buffer: the loader may refill it.
  * (Waiting here, a store's 8 KB read of shared memory, rather than before
@@ -492,17 +516,17 @@ __attribute__((unused)) /* (not in the narrow tile) */
 static __device__ __forceinline__ void staging_release(unsigned cbars, int stored)
 {
   tma_store_wait_read<0>();
-  bar_arrive(cbars + 32 + 8 * (stored & 1));
+  bar_arrive(cbars + FREE_BARS + 8 * ((unsigned)stored % C_BUFS));
 }
 
 /* The buffer written: made visible to the TMA (the stores went through the
  * generic proxy, the TMA reads through the async one); true for the one
  * thread that then issues the TMA store. */
 __attribute__((unused)) /* (not in the narrow tile) */
-static __device__ __forceinline__ bool staging_written(int half)
+static __device__ __forceinline__ bool staging_written(int cons)
 {
   asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
-  consumer_sync(1 + half);
+  consumer_sync(1 + cons);
   return threadIdx.x % 128 == 0;
 }
 
@@ -524,7 +548,7 @@ static __device__ __forceinline__ bool staging_written(int half)
  * bf16 4096^3 beta = 1 product at 0.53-0.67 of cuBLAS). */
 template <typename T, bool BETA, int ND>
 static __device__ __forceinline__ void epilogue_tma(const dlg_hgemm_args &p, const CUtensorMap *mc,
-                                                    unsigned buf0, unsigned cbars, int half,
+                                                    unsigned buf0, unsigned cbars, int cons,
                                                     int &stored, int z, int row0, int col0,
                                                     const float (&d)[ND])
 {
@@ -532,7 +556,7 @@ static __device__ __forceinline__ void epilogue_tma(const dlg_hgemm_args &p, con
   const int h = (lane >> 3) & 1, jl_lane = lane >> 4; /* this lane's matrix: row half, column block */
 #pragma unroll
   for (int q = 0; q < ND / 32; q++, stored++) {
-    const unsigned buf = BETA ? staging_loaded(buf0, cbars, stored) : staging_next(buf0, stored, half);
+    const unsigned buf = BETA ? staging_loaded(buf0, cbars, stored) : staging_next(buf0, stored, cons);
 #pragma unroll
     for (int jp = 0; jp < 4; jp++) {
       const int j = 8 * q + 2 * jp, jl = 2 * jp + jl_lane;
@@ -558,7 +582,7 @@ static __device__ __forceinline__ void epilogue_tma(const dlg_hgemm_args &p, con
       if (p.c_trans) stmatrix4<false>(at, r0, r1, r2, r3);
       else stmatrix4<true>(at, r0, r1, r2, r3);
     }
-    if (staging_written(half)) {
+    if (staging_written(cons)) {
       store_box(p, mc, buf, row0, col0, q, z);
       if (BETA) staging_release(cbars, stored);
     }
@@ -588,14 +612,14 @@ static __device__ __forceinline__ void sts_f32(unsigned addr, float v)
 
 template <int RSTEP, bool BETA, int ND>
 static __device__ __forceinline__ void epilogue_tma_f32(const dlg_hgemm_args &p, const CUtensorMap *mc,
-                                                        unsigned buf0, unsigned cbars, int half,
+                                                        unsigned buf0, unsigned cbars, int cons,
                                                         int &stored, int z, int row0, int col0,
                                                         const float (&d)[ND])
 {
   const int t = threadIdx.x % 4, r0 = tile_row<RSTEP>();
 #pragma unroll
   for (int q = 0; q < ND / 16; q++, stored++) {
-    const unsigned buf = BETA ? staging_loaded(buf0, cbars, stored) : staging_next(buf0, stored, half);
+    const unsigned buf = BETA ? staging_loaded(buf0, cbars, stored) : staging_next(buf0, stored, cons);
 #pragma unroll
     for (int jj = 0; jj < 4; jj++)
 #pragma unroll
@@ -614,7 +638,7 @@ static __device__ __forceinline__ void epilogue_tma_f32(const dlg_hgemm_args &p,
         else
           sts_f32(a0, v0), sts_f32(a1, v1);
       }
-    if (staging_written(half)) {
+    if (staging_written(cons)) {
       store_box(p, mc, buf, row0, col0, q, z);
       if (BETA) staging_release(cbars, stored);
     }
@@ -699,11 +723,11 @@ static __device__ __forceinline__ void load_c(const dlg_hgemm_args &p, const CUt
     int tm, tn, z;
     w.at(t, tm, tn, z);
     for (int q = 0; q < boxes; q++, n++)
-      for (int half = 0; half < 2; half++) {
-        const unsigned full = bars + 8 * (2 * STAGES + 2 * half + (n & 1));
-        const unsigned buf = c_stage + half * 16384 + (n & 1) * 8192;
-        const int row0 = tm * BM + 64 * half, col0 = tn * BN;
-        bar_wait(full + 32, ((n >> 1) & 1) ^ 1);
+      for (int cons = 0; cons < CONSUMERS; cons++) {
+        const unsigned full = bars + 8 * (2 * STAGES + C_BUFS * cons + (unsigned)n % C_BUFS);
+        const unsigned buf = c_stage + (C_BUFS * cons + (unsigned)n % C_BUFS) * 8192;
+        const int row0 = tm * BM + 64 * cons, col0 = tn * BN;
+        bar_wait(full + FREE_BARS, (((unsigned)n / C_BUFS) & 1) ^ 1);
         bar_expect(full, 8192);
         for (int part = 0; part < c_parts(p); part++) {
           const int2 at = c_box(p, row0, col0, q, part);
@@ -722,6 +746,7 @@ static __device__ __forceinline__ void gemm(const dlg_hgemm_args &p, const CUten
   /* the narrow tile: B k-contiguous (one box of 16 rows), C through the
    * element stores (the host gives it no tensor map of C) */
   static_assert(BN >= 64 || B_KC, "a narrow B must be k-contiguous");
+  static_assert(DLG_WGMMA_SMEM(BM, BN) <= 227 * 1024, "the stages fit the SM's shared memory");
   constexpr bool PROMOTE = KIND == DLG_TC_TF32X3; /* k-contiguous operands only */
   /* TF32 with an m-contiguous A: A goes through registers (wgmma's A may
    * come from registers in any layout; from shared memory TF32 must be
@@ -736,9 +761,9 @@ static __device__ __forceinline__ void gemm(const dlg_hgemm_args &p, const CUten
   /* 128-byte swizzling repeats every 1024 bytes: stages start on that grain */
   const unsigned s0 = (saddr(smem_raw) + 1023) & ~1023u;
   const unsigned c_stage = s0 + STAGES * STAGE_BYTES; /* 16 KB per consumer, 1024-aligned */
-  /* full[s], then empty[s], then the staging buffers' loaded[half][2] and
-   * free[half][2] (C read through them), 8 bytes each */
-  const unsigned bars = c_stage + DLG_WGMMA_C_STAGE;
+  /* full[s], then empty[s], then the staging buffers' loaded[consumer][2]
+   * and free[consumer][2] (C read through them), 8 bytes each */
+  const unsigned bars = c_stage + DLG_WGMMA_C_STAGE(BM);
   const int wgroup = threadIdx.x / 128;
   /* a split product's reduce may launch now (hgemm.c): it waits for this
    * grid's end and its memory before it reads, and it cannot take an SM
@@ -747,9 +772,10 @@ static __device__ __forceinline__ void gemm(const dlg_hgemm_args &p, const CUten
   if (threadIdx.x == 0) {
     for (int s = 0; s < STAGES; s++) {
       bar_init(bars + 8 * s, 1);                /* the producer's expect_tx */
-      bar_init(bars + 8 * (STAGES + s), 8 * cluster_ctas()); /* one per consumer warp of the cluster */
+      /* one per consumer warp of the cluster */
+      bar_init(bars + 8 * (STAGES + s), 4 * CONSUMERS * cluster_ctas());
     }
-    for (int b = 0; b < 8; b++) bar_init(bars + 8 * (2 * STAGES + b), 1);
+    for (int b = 0; b < 2 * C_BUFS * CONSUMERS; b++) bar_init(bars + 8 * (2 * STAGES + b), 1);
     asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
   }
   /* in a pair, the peer's barriers too are ready before any arrival on
@@ -759,7 +785,7 @@ static __device__ __forceinline__ void gemm(const dlg_hgemm_args &p, const CUten
   else __syncthreads();
 
   if (wgroup == 0) {
-    asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"((int)PRODUCER_REGS));
     if constexpr (BN >= 64)
       if (threadIdx.x == 32 && p.c_tma && p.beta != 0.f) {
         load_c<BN>(p, mc, c_stage, bars, walk::make<BN>(p));
@@ -800,13 +826,13 @@ static __device__ __forceinline__ void gemm(const dlg_hgemm_args &p, const CUten
     return;
   }
 
-  asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"((int)CONSUMER_REGS));
   const walk w = walk::make<BN>(p);
   /* C read through the staging buffers; like the walk, worked out after
    * the register-count change (computed before it, it went through local
    * memory: the 256-wide kernels) */
   const bool c_loaded = p.c_tma && in_place((unsigned)(p.beta != 0.f));
-  const int half = wgroup - 1; /* rows 64 * half .. of the tile */
+  const int cons = wgroup - 1; /* rows 64 * cons .. of the tile */
   /* a stage is free once every consumer warp of the cluster is done with
    * it (in a pair, the peer's producer fills half of it): lane r arrives
    * for its warp on block r's barrier (a block launched alone is rank 0 of
@@ -821,7 +847,7 @@ static __device__ __forceinline__ void gemm(const dlg_hgemm_args &p, const CUten
    * these are done, free the stage of the k-tile before (when there is one) */
   auto ktile = [&](auto fresh, float(&dd)[BN / 2], int it, bool free_prev) {
     const int s = it % STAGES;
-    const unsigned sa = s0 + s * STAGE_BYTES + half * (A_KC ? 64 * 128 : BOX), sb = s0 + s * STAGE_BYTES + A_BYTES;
+    const unsigned sa = s0 + s * STAGE_BYTES + cons * (A_KC ? 64 * 128 : BOX), sb = s0 + s * STAGE_BYTES + A_BYTES;
     bar_wait(bars + 8 * s, (it / STAGES) & 1);
     asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
 #pragma unroll
@@ -845,7 +871,7 @@ static __device__ __forceinline__ void gemm(const dlg_hgemm_args &p, const CUten
   a_frag_offsets<RSTEP>(a_off);
   auto ktile_rs = [&](float(&dd)[BN / 2], int it) {
     const int s = it % STAGES;
-    const unsigned sa = s0 + s * STAGE_BYTES + half * 8192, sb = s0 + s * STAGE_BYTES + A_BYTES;
+    const unsigned sa = s0 + s * STAGE_BYTES + cons * 8192, sb = s0 + s * STAGE_BYTES + A_BYTES;
     unsigned ar[16];
     bar_wait(bars + 8 * s, (it / STAGES) & 1);
 #pragma unroll
@@ -890,26 +916,27 @@ static __device__ __forceinline__ void gemm(const dlg_hgemm_args &p, const CUten
         promote(acc, d);
       }
     }
-    const int row0 = tm * BM + 64 * half, col0 = tn * BN;
+    const int row0 = tm * BM + 64 * cons, col0 = tn * BN;
     const float(&sum)[BN / 2] = PROMOTE ? acc : d;
-    const unsigned buf0 = c_stage + half * 16384, cbars = bars + 8 * (2 * STAGES + 2 * half);
+    const unsigned buf0 = c_stage + cons * C_BUFS * 8192;
+    const unsigned cbars = bars + 8 * (2 * STAGES + C_BUFS * cons);
     if constexpr (BN >= 64) { /* the narrow tile's C: element stores (gemm's start) */
       if (p.c_tma && p.c_type == DLG_HOUT_F32) {
-        if (c_loaded) epilogue_tma_f32<RSTEP, true>(p, mc, buf0, cbars, half, stored, z, row0, col0, sum);
-        else epilogue_tma_f32<RSTEP, false>(p, mc, buf0, cbars, half, stored, z, row0, col0, sum);
+        if (c_loaded) epilogue_tma_f32<RSTEP, true>(p, mc, buf0, cbars, cons, stored, z, row0, col0, sum);
+        else epilogue_tma_f32<RSTEP, false>(p, mc, buf0, cbars, cons, stored, z, row0, col0, sum);
         continue;
       }
     }
     if constexpr ((KIND == DLG_TC_F16 || KIND == DLG_TC_BF16) && BN >= 64) {
       if (p.c_tma && p.c_type == DLG_HOUT_F16) {
-        if (c_loaded) epilogue_tma<__half, true>(p, mc, buf0, cbars, half, stored, z, row0, col0, sum);
-        else epilogue_tma<__half, false>(p, mc, buf0, cbars, half, stored, z, row0, col0, sum);
+        if (c_loaded) epilogue_tma<__half, true>(p, mc, buf0, cbars, cons, stored, z, row0, col0, sum);
+        else epilogue_tma<__half, false>(p, mc, buf0, cbars, cons, stored, z, row0, col0, sum);
         continue;
       }
       if (p.c_tma) {
         if (c_loaded)
-          epilogue_tma<__nv_bfloat16, true>(p, mc, buf0, cbars, half, stored, z, row0, col0, sum);
-        else epilogue_tma<__nv_bfloat16, false>(p, mc, buf0, cbars, half, stored, z, row0, col0, sum);
+          epilogue_tma<__nv_bfloat16, true>(p, mc, buf0, cbars, cons, stored, z, row0, col0, sum);
+        else epilogue_tma<__nv_bfloat16, false>(p, mc, buf0, cbars, cons, stored, z, row0, col0, sum);
         continue;
       }
     }
@@ -933,7 +960,7 @@ static __device__ __forceinline__ void gemm(const dlg_hgemm_args &p, const CUten
 #define DLG_WGMMA_BODY(KIND, AKC, BKC, BN)
 #endif
 #define DLG_WGMMA_KERNEL(NAME, KIND, AKC, BKC, BN)                                              \
-  extern "C" __global__ void __launch_bounds__(DLG_WGMMA_THREADS, 1)                            \
+  extern "C" __global__ void __launch_bounds__(DLG_WGMMA_THREADS(DLG_WGMMA_BUILD_BM), 1)        \
       NAME(const dlg_hgemm_args p, const __grid_constant__ CUtensorMap ma,                      \
            const __grid_constant__ CUtensorMap mb, const __grid_constant__ CUtensorMap mc)     \
   {                                                                                             \
@@ -943,7 +970,7 @@ static __device__ __forceinline__ void gemm(const dlg_hgemm_args &p, const CUten
  * and dlg_hgemm_wgmma128_... (128 x 192 and 128 x 128, for problems that
  * leave SMs idle with the larger tile); a/b as the mma.sync kernels, TF32
  * k-contiguous, or (rk) with an m-contiguous A. */
-#define DLG_WGMMA_FAMILY(PREFIX, BN)                                  \
+#define DLG_WGMMA_FAMILY16(PREFIX, BN)                                \
   DLG_WGMMA_KERNEL(PREFIX##_f16_rr, DLG_TC_F16, false, false, BN)     \
   DLG_WGMMA_KERNEL(PREFIX##_f16_rk, DLG_TC_F16, false, true, BN)      \
   DLG_WGMMA_KERNEL(PREFIX##_f16_kr, DLG_TC_F16, true, false, BN)      \
@@ -951,13 +978,20 @@ static __device__ __forceinline__ void gemm(const dlg_hgemm_args &p, const CUten
   DLG_WGMMA_KERNEL(PREFIX##_bf16_rr, DLG_TC_BF16, false, false, BN)   \
   DLG_WGMMA_KERNEL(PREFIX##_bf16_rk, DLG_TC_BF16, false, true, BN)    \
   DLG_WGMMA_KERNEL(PREFIX##_bf16_kr, DLG_TC_BF16, true, false, BN)    \
-  DLG_WGMMA_KERNEL(PREFIX##_bf16_kk, DLG_TC_BF16, true, true, BN)     \
+  DLG_WGMMA_KERNEL(PREFIX##_bf16_kk, DLG_TC_BF16, true, true, BN)
+#define DLG_WGMMA_FAMILY(PREFIX, BN)                                  \
+  DLG_WGMMA_FAMILY16(PREFIX, BN)                                      \
   DLG_WGMMA_KERNEL(PREFIX##_tf32_rk, DLG_TC_TF32, false, true, BN)    \
   DLG_WGMMA_KERNEL(PREFIX##_tf32_kk, DLG_TC_TF32, true, true, BN)
-/* One width per translation unit: the build compiles this file once for
- * each (-DDLG_WGMMA_BUILD_BN=256, 192, 128), so the three widths, most of
+/* One tile per translation unit: the build compiles this file once for
+ * each (-DDLG_WGMMA_BUILD_BN=256, 192, 128, 16; with
+ * -DDLG_WGMMA_BUILD_BM=192, the 192 x 192 tile), so the tiles, most of
  * the library's compile time, build in parallel. */
-#if DLG_WGMMA_BUILD_BN == 256
+#if DLG_WGMMA_BUILD_BM == 192 && DLG_WGMMA_BUILD_BN == 192 /* 16-bit kinds only */
+DLG_WGMMA_FAMILY16(dlg_hgemm_wgmma192x192, 192)
+#elif DLG_WGMMA_BUILD_BM != 128
+#error "the 192-row tile is built 192 wide only"
+#elif DLG_WGMMA_BUILD_BN == 256
 DLG_WGMMA_FAMILY(dlg_hgemm_wgmma, 256)
 #elif DLG_WGMMA_BUILD_BN == 16 /* the narrow tile: 16-bit kinds, B k-contiguous */
 DLG_WGMMA_KERNEL(dlg_hgemm_wgmma16_f16_rk, DLG_TC_F16, false, true, 16)

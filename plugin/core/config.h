@@ -24,7 +24,7 @@ typedef struct dlg_config {
   int dgemm_tail;         /* DLGEMM_DGEMM_TAIL: -1 auto, 0 off, 1 wherever it applies (dgemm.c) */
   int dgemm_tma;          /* DLGEMM_DGEMM_TMA: 1 auto, 0 off (the cp.async kernel everywhere) */
   int hgemm_kernel;       /* DLGEMM_HGEMM_KERNEL: 0 auto, 1 mma (mma.sync), 2 wgmma (sm_90a, where it applies) */
-  int wgmma_width;        /* DLGEMM_WGMMA_WIDTH: 0 auto, else 256, 128 or 192 (the wgmma tile's BN) */
+  int wgmma_tile;         /* DLGEMM_WGMMA_WIDTH: 0 auto, else 1 + the tile's index (hgemm_args.h) */
   int wgmma_walk_rows;    /* DLGEMM_WGMMA_WALK_ROWS: tile-rows per group of the wgmma kernels' walk */
   int wgmma_pairs;        /* DLGEMM_WGMMA_PAIRS: 0 off, 1 auto, 2 on (hgemm.c's pairs of blocks) */
   dlgemm_precision fp32_mode; /* DLGEMM_FP32_MODE=strict|tf32|3xtf32: the BLAS shim's SGEMM policy */

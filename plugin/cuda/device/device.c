@@ -85,8 +85,9 @@ static CUresult load_tile(const dlg_cuda_api *cu, dlg_cuda_device *dev, int t)
 /* The tensor-core kernels dlg_hgemm_<family>_<type>_<ab> of image `image` into
  * f[kind][a_kc * 2 + b_kc], each allowed smem bytes of shared memory: every
  * layout of float16 and bfloat16, TF32's kk, TF32's rk for the wgmma
- * families (wgmma), and TF32X3's kk when the family has it (x3; else NULL:
- * no name is looked up that is not there). */
+ * families (wgmma 1; wgmma 2: a wgmma family of the 16-bit kinds only), and
+ * TF32X3's kk when the family has it (x3; else NULL: no name is looked up
+ * that is not there). */
 static CUresult load_hgemm(const dlg_cuda_api *cu, const dlg_cuda_device *dev, const char *image,
                            const char *family, int wgmma, int x3, CUfunction f[DLG_TC_KINDS][4],
                            int smem)
@@ -97,7 +98,7 @@ static CUresult load_hgemm(const dlg_cuda_api *cu, const dlg_cuda_device *dev, c
   CUresult r = CUDA_SUCCESS;
   int t;
   for (t = 0; !r && t < DLG_TC_KINDS * 4; t++) {
-    if ((t / 4 == DLG_TC_TF32 && t % 4 != 3 && !(wgmma && t % 4 == 1)) ||
+    if ((t / 4 == DLG_TC_TF32 && (wgmma == 2 || (t % 4 != 3 && !(wgmma && t % 4 == 1)))) ||
         (t / 4 == DLG_TC_TF32X3 && (t % 4 != 3 || !x3)))
       continue;
     snprintf(name, sizeof name, "dlg_hgemm_%s_%s_%s", family, type[t / 4], variant[t % 4]);
@@ -147,10 +148,11 @@ static CUresult load_level3(const dlg_cuda_api *cu, dlg_cuda_device *dev)
  * the driver cannot say. */
 static int wgmma_pairs(const dlg_cuda_api *cu, const dlg_cuda_device *dev)
 {
-  const unsigned grid[3] = {(unsigned)dev->sms & ~1u, 1, 1}, block[3] = {DLG_WGMMA_THREADS, 1, 1};
+  const unsigned grid[3] = {(unsigned)dev->sms & ~1u, 1, 1},
+                 block[3] = {DLG_WGMMA_THREADS(128), 1, 1};
   int n = 0;
   return dlg_cuda_clusters_fit(cu, dev->hgemm_wgmma[0][DLG_TC_BF16][1], grid, block,
-                               DLG_WGMMA_SMEM(256), 2, &n)
+                               DLG_WGMMA_SMEM(128, 256), 2, &n)
              ? 0
              : n;
 }
@@ -161,11 +163,14 @@ static int wgmma_pairs(const dlg_cuda_api *cu, const dlg_cuda_device *dev)
 static void load_wgmma(const dlg_cuda_api *cu, dlg_cuda_device *dev)
 {
   int t;
-  if (load_hgemm(cu, dev, "hgemm_wgmma256", "wgmma", 1, 0, dev->hgemm_wgmma[0], DLG_WGMMA_SMEM(256)) ||
+  if (load_hgemm(cu, dev, "hgemm_wgmma256", "wgmma", 1, 0, dev->hgemm_wgmma[0],
+                 DLG_WGMMA_SMEM(128, 256)) ||
       load_hgemm(cu, dev, "hgemm_wgmma128", "wgmma128", 1, 1, dev->hgemm_wgmma[1],
-                 DLG_WGMMA_SMEM(128)) ||
+                 DLG_WGMMA_SMEM(128, 128)) ||
       load_hgemm(cu, dev, "hgemm_wgmma192", "wgmma192", 1, 1, dev->hgemm_wgmma[2],
-                 DLG_WGMMA_SMEM(192))) {
+                 DLG_WGMMA_SMEM(128, 192)) ||
+      load_hgemm(cu, dev, "hgemm_wgmma192x192", "wgmma192x192", 2, 0, dev->hgemm_wgmma[3],
+                 DLG_WGMMA_SMEM(192, 192))) {
     memset(dev->hgemm_wgmma, 0, sizeof dev->hgemm_wgmma);
     return;
   }
@@ -173,7 +178,7 @@ static void load_wgmma(const dlg_cuda_api *cu, dlg_cuda_device *dev)
   for (t = 0; t < 4; t++) { /* the narrow tile: f16 / bf16, rk / kk */
     char name[48];
     snprintf(name, sizeof name, "dlg_hgemm_wgmma16_%s_%ck", t / 2 ? "bf16" : "f16", "rk"[t % 2]);
-    if (get_kernel(cu, dev, "hgemm_wgmma16", name, DLG_WGMMA_SMEM(DLG_WGMMA_NARROW_BN),
+    if (get_kernel(cu, dev, "hgemm_wgmma16", name, DLG_WGMMA_SMEM(128, DLG_WGMMA_NARROW_BN),
                    &dev->hgemm_wgmma16[t / 2][t % 2])) {
       memset(dev->hgemm_wgmma16, 0, sizeof dev->hgemm_wgmma16);
       return;

@@ -45,9 +45,10 @@ typedef struct dlg_cuda_device {
   CUfunction tf32_pack, pad16;  /* tf32_pack.cu */
   CUfunction lapack[2][DLG_LAPACK_KERNELS]; /* lapack.cu: [0 float, 1 double][kernel] */
   CUfunction level3[4][DLG_L3_KERNELS];    /* level3.cu: [s, d, c, z][kernel] */
-  /* hgemm_wgmma.cu, [width index, DLG_WGMMA_BN(i)] then as hgemm_mma (TF32
-   * also rk); NULL without sm_90a, or where a width has no kernel of that kind */
-  CUfunction hgemm_wgmma[DLG_WGMMA_WIDTHS][DLG_TC_KINDS][4];
+  /* hgemm_wgmma.cu, [tile index: DLG_WGMMA_BM(i) x DLG_WGMMA_BN(i)] then as
+   * hgemm_mma (TF32 also rk); NULL without sm_90a, or where a tile has no
+   * kernel of that kind (192 x 192: the 16-bit kinds only) */
+  CUfunction hgemm_wgmma[DLG_WGMMA_TILES][DLG_TC_KINDS][4];
   /* how many clusters of two wgmma blocks run at once (hgemm.c's pairs;
    * asked of the 256-wide tile, whose blocks are the largest); 0: none */
   int wgmma_pairs;

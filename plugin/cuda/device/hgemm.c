@@ -83,28 +83,34 @@ static CUresult c_tensor_map(const dlg_cuda_api *cu, CUtensorMap *map, const dlg
                     f32 && !t->c_trans ? 32 : 64);
 }
 
-/* The width (DLG_WGMMA_BN index) of the wgmma tile for a rows x cols
- * product: among the widths with a kernel in f, the one whose waves over
- * the SMs cost least, each width's work counted at its measured rate
- * relative to the 256-wide tile's (narrower tiles read their operands more
- * often per flop; bench/NOTES.md).  DLGEMM_WGMMA_WIDTH pins one that has a
- * kernel. */
-static const double wgmma_rate[DLG_WGMMA_WIDTHS] = {1.0, 0.9, 0.97};
-
-static int pick_width(const dlg_cuda_device *dev, int kind, int v,
-                      long long rows, long long cols, long long batch)
+/* C's tiles for tile w (DLG_WGMMA_BM / _BN index) over the batch. */
+static long long tile_count(int w, long long rows, long long cols, long long batch)
 {
-  const double *rate = wgmma_rate;
+  const int bm = DLG_WGMMA_BM(w), bn = DLG_WGMMA_BN(w);
+  return (rows + bm - 1) / bm * ((cols + bn - 1) / bn) * batch;
+}
+
+/* The wgmma tile (DLG_WGMMA_BM / _BN index) for a rows x cols product:
+ * among the tiles with a kernel in f, the one whose waves over the SMs cost
+ * least, each tile's area counted at its measured rate relative to the 128
+ * x 256 tile's (smaller tiles read their operands more often per flop; the
+ * 192 x 192 tile ran bfloat16 8192^3 at 0.97-0.99 of the 128 x 256 one,
+ * and takes 3000^3, 2 waves where 128 x 192 makes 3: 0.90 -> 1.00 of
+ * cuBLAS; bench/NOTES.md).  DLGEMM_WGMMA_WIDTH pins one that has a kernel. */
+static const double wgmma_rate[DLG_WGMMA_TILES] = {1.0, 0.9, 0.97, 0.98};
+
+static int pick_tile(const dlg_cuda_device *dev, int kind, int v,
+                     long long rows, long long cols, long long batch)
+{
   const int sms = dev->sms;
-  const int pin = dlg_config_get()->wgmma_width;
+  const int pin = dlg_config_get()->wgmma_tile;
   double best = 0;
   int w, pick = -1;
-  for (w = 0; w < DLG_WGMMA_WIDTHS; w++) {
-    const int bn = DLG_WGMMA_BN(w);
-    const long long tiles = (rows + DLG_WGMMA_BM - 1) / DLG_WGMMA_BM * ((cols + bn - 1) / bn) * batch;
-    const double cost = (double)((tiles + sms - 1) / sms) * bn / rate[w];
+  for (w = 0; w < DLG_WGMMA_TILES; w++) {
+    const long long waves = (tile_count(w, rows, cols, batch) + sms - 1) / sms;
+    const double cost = (double)waves * DLG_WGMMA_BM(w) * DLG_WGMMA_BN(w) / wgmma_rate[w];
     if (!dev->hgemm_wgmma[w][kind][v]) continue;
-    if (pin == bn) return w;
+    if (pin == w + 1) return w;
     if (pick < 0 || cost < best) best = cost, pick = w;
   }
   return pick;
@@ -128,7 +134,7 @@ static int pick_width(const dlg_cuda_device *dev, int kind, int v,
 enum { FILL_KTILES = 3 };
 static const double KTILE_US = 0.69, REDUCE_LAUNCH_US = 3, HBM_BYTES_PER_US = 2.5e6;
 
-/* w: the width (-1: no kernel), tiles: of C over the batch (the launch
+/* w: the tile (-1: no kernel), tiles: of C over the batch (the launch
  * walks splits times as many) */
 typedef struct wgmma_plan { int w, splits, kchunk; long long tiles; } wgmma_plan;
 
@@ -139,14 +145,13 @@ static wgmma_plan split_plan(const dlg_cuda_device *dev, int kind, int v, long l
                              long long ktiles, int s, double *us)
 {
   const long long chunk = (ktiles + s - 1) / s;
-  const int w = pick_width(dev, kind, v, rows, cols, batch * s);
-  const int bn = w < 0 ? 1 : DLG_WGMMA_BN(w);
-  const long long tiles = (rows + DLG_WGMMA_BM - 1) / DLG_WGMMA_BM * ((cols + bn - 1) / bn) * batch;
+  const int w = pick_tile(dev, kind, v, rows, cols, batch * s);
+  const long long tiles = w < 0 ? 0 : tile_count(w, rows, cols, batch);
   const double ces = a->c_type == DLG_HOUT_F32 ? 4 : 2, mn = (double)a->m * a->n * batch;
   const wgmma_plan pl = {w, s, (int)(chunk * DLG_WGMMA_BK), tiles};
   if (w < 0) return pl;
   *us = (double)((tiles * s + dev->sms - 1) / dev->sms) * (double)(chunk + FILL_KTILES) *
-        KTILE_US * bn / 256 / wgmma_rate[w];
+        KTILE_US * DLG_WGMMA_BM(w) * DLG_WGMMA_BN(w) / (128 * 256) / wgmma_rate[w];
   if (s > 1)
     *us += REDUCE_LAUNCH_US + mn * (8.0 * s + ces * (a->beta != 0 ? 2 : 1)) / HBM_BYTES_PER_US;
   return pl;
@@ -189,7 +194,7 @@ static wgmma_plan plan_narrow(const dlg_cuda_device *dev, long long rows, const 
                               long long batch)
 {
   const long long ktiles = (a->k + DLG_WGMMA_BK - 1) / DLG_WGMMA_BK;
-  const long long tiles = (rows + DLG_WGMMA_BM - 1) / DLG_WGMMA_BM * batch;
+  const long long tiles = (rows + 127) / 128 * batch; /* 128 x 16 */
   const int pin = dlg_config_get()->wgmma_splits;
   long long s = pin ? pin : dev->sms / (tiles > 0 ? tiles : 1), chunk;
   if (ktiles == 0) return (wgmma_plan){0, 1, 0, tiles}; /* k = 0: nothing launched */
@@ -255,6 +260,7 @@ int dlg_cuda_wgmma_launch(dlg_cuda_device *dev, int kind, int64_t batch, const d
   wgmma_plan pl = narrow ? plan_narrow(dev, rows, a, batch)
                          : plan_wgmma(dev, kind, v, rows, cols, a, batch);
   /* w < 0: no kernel, nothing launched */
+  const int bm = narrow || pl.w < 0 ? 128 : DLG_WGMMA_BM(pl.w);
   const int bn = narrow ? DLG_WGMMA_NARROW_BN : pl.w < 0 ? 1 : DLG_WGMMA_BN(pl.w);
   CUfunction f = narrow ? dev->hgemm_wgmma16[kind][first->kc]
                  : pl.w < 0 ? NULL : dev->hgemm_wgmma[pl.w][kind][v];
@@ -277,7 +283,7 @@ int dlg_cuda_wgmma_launch(dlg_cuda_device *dev, int kind, int64_t batch, const d
   const int pairs = !narrow && dlg_cuda_wgmma_pairs(dev, on_lines(second), tf && !first->kc);
   if (tensor_map(cu, &ma, kind, first, first->kc ? (uint64_t)a->k : (uint64_t)rows << tf,
                  (uint64_t)(first->kc ? rows : a->k >> tf), batch, 64,
-                 first->kc ? DLG_WGMMA_BM : DLG_WGMMA_BK >> tf) ||
+                 (uint32_t)(first->kc ? bm : DLG_WGMMA_BK >> tf)) ||
       tensor_map(cu, &mb, kind, second, second->kc ? a->k : cols, second->kc ? cols : a->k,
                  batch, 64, second->kc ? (uint32_t)bn >> pairs : DLG_WGMMA_BK))
     return 0; /* TMA cannot address this operand (e.g. a batch stride it refuses) */
@@ -307,16 +313,16 @@ int dlg_cuda_wgmma_launch(dlg_cuda_device *dev, int kind, int64_t batch, const d
   memset(&mc, 0, sizeof mc);
   t.c_tma = !narrow && c_tensor_map(cu, &mc, &t) == CUDA_SUCCESS; /* narrow: element stores */
   if (pairs) { /* the tile-rows rounded up to pairs */
-    const long long tiles_m = (rows + DLG_WGMMA_BM - 1) / DLG_WGMMA_BM;
+    const long long tiles_m = (rows + bm - 1) / bm;
     const long long slots = tiles / tiles_m * ((tiles_m + 1) & ~1LL), fit = 2LL * dev->wgmma_pairs;
     const unsigned grid[3] = {(unsigned)(slots < fit ? slots : fit), 1, 1};
-    const unsigned block[3] = {DLG_WGMMA_THREADS, 1, 1};
-    *r = dlg_cuda_launch_cluster(cu, f, grid, block, (unsigned)DLG_WGMMA_SMEM(bn), stream, params,
-                                 2);
+    const unsigned block[3] = {(unsigned)DLG_WGMMA_THREADS(bm), 1, 1};
+    *r = dlg_cuda_launch_cluster(cu, f, grid, block, (unsigned)DLG_WGMMA_SMEM(bm, bn), stream,
+                                 params, 2);
   } else
     *r = cu->LaunchKernel(f, (unsigned)(tiles < dev->sms ? tiles : dev->sms), 1, 1,
-                          DLG_WGMMA_THREADS, 1, 1, (unsigned)DLG_WGMMA_SMEM(bn), stream, params,
-                          NULL);
+                          (unsigned)DLG_WGMMA_THREADS(bm), 1, 1, (unsigned)DLG_WGMMA_SMEM(bm, bn),
+                          stream, params, NULL);
   if (!*r && work) {
     dlg_narrow_args red;
     memset(&red, 0, sizeof red);
@@ -328,7 +334,7 @@ int dlg_cuda_wgmma_launch(dlg_cuda_device *dev, int kind, int64_t batch, const d
   }
   if (work) cu->MemFreeAsync(work, stream);
   if (dlg_config_get()->verbose) /* the DLGEMM_VERBOSE line names the kernel */
-    dlg_note("wgmma 128x%d tile, k in %d chunk(s)%s", bn, t.splits,
+    dlg_note("wgmma %dx%d tile, k in %d chunk(s)%s", bm, bn, t.splits,
              pairs ? ", blocks in pairs sharing B" : "");
   return *r ? -1 : 1;
 }
