@@ -74,10 +74,12 @@ for arch in sm_80 sm_90; do
   done
 done
 # The FP64 kernels fed by TMA and their split-last-wave twins (sm_90a
-# image): DMMA, and the operands through UTMALDG, not element copies.
+# image): DMMA, the operands through UTMALDG, not element copies, and C
+# (beta 0) through UTMASTG.
 if [ -f "$dir/dgemm_tma.sass" ]; then
-  gate "dlg_dgemm_tma_* sm_90a: DMMA, UTMALDG, no local memory" 0 --gate-clean --gate-has DMMA \
-    --gate-has UTMALDG --kernel dlg_dgemm_tma_ --arch sm_90a "$dir/dgemm_tma.sass"
+  gate "dlg_dgemm_tma_* sm_90a: DMMA, UTMALDG, UTMASTG, no local memory" 0 --gate-clean \
+    --gate-has DMMA --gate-has UTMALDG --gate-has UTMASTG --kernel dlg_dgemm_tma_ --arch sm_90a \
+    "$dir/dgemm_tma.sass"
 fi
 for tile in 256 192 128 16 192x192; do
   w=$dir/hgemm_wgmma$tile.sass

@@ -19,6 +19,9 @@ typedef struct dlg_dgemm_args {
    * the 4-D view that brings a stage's rows in one box, else 0 (a box of
    * 16 rows at a time; dgemm.c) */
   int whole_a, whole_b;
+  /* The TMA kernel writes C by TMA stores (beta 0, C addressable: its map,
+   * dgemm.c's c_map) */
+  int c_tma;
   /* The last wave split along k (dlg_dgemm_tail_*; one matrix, no
    * split-K): blocks below tail_dp take tiles 0..tail_dp-1 whole; block
    * tail_dp + j takes chunk j % tail_splits (tail_chunk k-steps of BK, the

@@ -48,7 +48,8 @@
  *   in the fixed gaps between DMMAs.
  * - The tile order and the split last wave (the tail twins: dgemm_tile.cuh's
  *   segment and tail_finish) are dgemm_dmma.cu's; the epilogue goes
- *   through shared memory (stage_c, write_c).
+ *   through shared memory, out by TMA stores where beta is 0 (stage_c,
+ *   tma_store_c, write_c).
  */
 #include <cuda.h>
 #include <type_traits>
@@ -92,24 +93,35 @@ static __device__ __forceinline__ int rc_row(int g, int h)
 }
 /* The epilogue, through shared memory (the stages, free once every warp
  * is past the main loop).  Each thread puts its accumulators times alpha
- * into a column-major TBM x TBN tile (stage_c; at(i, j, e, row, col): the
- * tile's row and column of accumulator [i][j][e]), then the block writes C
- * half a column a warp at a time, 16 bytes a lane: each store four whole
- * 128-byte lines (write_c), with beta times C read the same way, a batch
- * of C_BATCH stores ahead (beta == 0 never reads C).  Stored where they
- * are, the accumulators took 64 8-byte stores a thread, each warp's store
- * half of four lines: with the stores left out, fp64 8192 x 8192 x 2048
- * ran at 1.00 of cuBLAS instead of 0.96, x 256 at 1.12 instead of 0.82.
- * This way x 2048 runs at 0.97, x 256 with beta -1 at 0.92-0.95 instead
- * of 0.88 (bench/NOTES.md).  The tile's columns are LD_C doubles apart:
- * with TBM + 2 the 8-byte writes of a warp fall on each bank pair twice
- * (two wavefronts, the least for 256 bytes) in every layout but the
- * m-contiguous A with n-contiguous B, four there. */
-enum { LD_C = TBM + 2, C_STORES = TBM * TBN / 2 / NTHREADS, C_BATCH = 16 };
-static_assert(TBN * LD_C * 8 <= STAGES * STAGE_BYTES, "C's tile fits in the stages");
+ * into the TBM x TBN tile (stage_c; at(i, j, e, row, col): the tile's row
+ * and column of accumulator [i][j][e]), laid out as TMA's 128-byte
+ * swizzle lays out TBM / 16 boxes of 16 rows x TBN columns: box row / 16,
+ * a column a 128-byte line, 16-byte chunk (row % 16) / 2 at chunk ((row %
+ * 16) / 2) ^ (col % 8) (at_c).  Then:
+ * - with beta 0 and C addressable by TMA (p.c_tma, dgemm.c), one thread
+ *   hands the boxes to TMA stores, which clip them at C's edges, and waits
+ *   until they have read the stages; the other threads leave at once;
+ * - otherwise the block writes C half a column a warp at a time, 16 bytes
+ *   a lane: each store four whole 128-byte lines (write_c), with beta
+ *   times C read the same way, a batch of C_BATCH stores ahead (beta == 0
+ *   never reads C).
+ * Stored where they are, the accumulators took 64 8-byte stores a thread,
+ * each warp's store half of four lines: with the stores left out, fp64
+ * 8192 x 8192 x 2048 ran at 1.00 of cuBLAS instead of 0.96, x 256 at 1.12
+ * instead of 0.82.  Through write_c x 2048 runs at 0.97, x 256 with beta
+ * -1 at 0.92-0.95 instead of 0.88 (bench/NOTES.md).  With the chunks
+ * swizzled, a warp's 8-byte writes fall on each bank pair twice (two
+ * wavefronts, the least for 256 bytes), and write_c's 16-byte reads of a
+ * half column take four (512 bytes). */
+enum { C_STORES = TBM * TBN / 2 / NTHREADS, C_BATCH = 16, C_BOX = TBN * 128 };
+static_assert(TBM / 16 * C_BOX <= STAGES * STAGE_BYTES, "C's boxes fit in the stages");
 static_assert(C_STORES % C_BATCH == 0, "whole batches");
+static __device__ __forceinline__ unsigned at_c(int row, int col)
+{
+  return (row >> 4) * C_BOX + col * 128 + ((((row & 15) >> 1) ^ col) & 7) * 16 + (row & 1) * 8;
+}
 template <typename AT>
-static __device__ __forceinline__ void stage_c(double *tile, double alpha,
+static __device__ __forceinline__ void stage_c(char *tile, double alpha,
                                                const double (&acc)[MI][NJ][CE], AT at)
 {
 #pragma unroll
@@ -117,8 +129,17 @@ static __device__ __forceinline__ void stage_c(double *tile, double alpha,
     const int i = x / (NJ * CE), j = x / CE % NJ, e = x % CE;
     int row, col;
     at(i, j, e, row, col);
-    tile[col * LD_C + row] = alpha * acc[i][j][e];
+    *reinterpret_cast<double *>(tile + at_c(row, col)) = alpha * acc[i][j][e];
   }
+}
+/* The tile's boxes (staged at shared address src) into C at (m0, n0),
+ * batch entry z, by one thread, which then waits until they are read. */
+static __device__ __forceinline__ void tma_store_c(const CUtensorMap *mc, unsigned src, int m0,
+                                                   int n0, int z)
+{
+  for (int b = 0; b < TBM / 16; b++) tma_store(mc, src + b * C_BOX, m0 + 16 * b, n0, z);
+  tma_commit();
+  tma_store_wait_read<0>();
 }
 /* The tile into oc (om x on, column-major, leading dimension ldc) at (m0,
  * n0), plus beta times what is there: store v of a thread is rows row, row
@@ -126,7 +147,7 @@ static __device__ __forceinline__ void stage_c(double *tile, double alpha,
  * aligned and both rows are in C.  Not inlined, so that its registers are
  * not the main loop's: inlined, its batch of loads changed how ptxas
  * scheduled the main loop. */
-static __device__ __noinline__ void write_c(const double *tile, double *oc, long long ldc, int m0,
+static __device__ __noinline__ void write_c(const char *tile, double *oc, long long ldc, int m0,
                                             int n0, int om, int on, double beta)
 {
   const bool vec = (reinterpret_cast<uintptr_t>(oc) | (uintptr_t)ldc * 8) % 16 == 0;
@@ -154,7 +175,7 @@ static __device__ __noinline__ void write_c(const double *tile, double *oc, long
       at(b + v, row, col);
       const int r = m0 + row, c = n0 + col;
       double *const cp = oc + r + (long long)c * ldc;
-      double2 y = *reinterpret_cast<const double2 *>(tile + col * LD_C + row);
+      double2 y = *reinterpret_cast<const double2 *>(tile + at_c(row, col));
       if (c >= on || r >= om) continue;
       if (beta != 0.0) y.x += beta * old[v].x, y.y += beta * old[v].y;
       if (vec && r + 1 < om) *reinterpret_cast<double2 *>(cp) = y;
@@ -168,7 +189,8 @@ static __device__ __noinline__ void write_c(const double *tile, double *oc, long
 
 template <bool A_KC, bool B_KC, typename SEG>
 static __device__ __forceinline__ void gemm_tma(const dlg_dgemm_args &p, const CUtensorMap *ma,
-                                                const CUtensorMap *mb, SEG seg)
+                                                const CUtensorMap *mb, const CUtensorMap *mc,
+                                                SEG seg)
 {
   extern __shared__ __align__(16) unsigned char smem[];
   /* the barriers first (full: STAGES, empty: STAGES), then the stages on
@@ -326,13 +348,24 @@ static __device__ __forceinline__ void gemm_tma(const dlg_dgemm_args &p, const C
                           : p.c + blockIdx.z * p.sc;
   /* every warp's last fragment loads are done: the stages are free */
   __syncthreads();
-  double *const tile = reinterpret_cast<double *>(__cvta_shared_to_generic(s0));
-  /* accumulator e of a lane is fragment row g + 8 (e / 2), column 2 q4 + e % 2 */
+  char *const tile = reinterpret_cast<char *>(__cvta_shared_to_generic(s0));
+  /* accumulator e of a lane is fragment row g + 8 (e / 2), column 2 q4 + e
+   * % 2.  The lane's place is worked out anew here (in_place): ptxas
+   * otherwise computed its swizzled addresses ahead of the main loop, and
+   * the loop of the row-contiguous-A kernels grew by 12 instructions. */
+  const int tid = (int)in_place(threadIdx.x), eg = tid % 32 / 4, eq = tid % 4;
+  const int em = (tid / 32 % WARPS_M) * WTM, en = (tid / 32 / WARPS_M) * WTN;
   stage_c(tile, p.alpha, acc, [&](int i, int j, int e, int &row, int &col) {
-    const int cn = q4 * 2 + e % 2;
-    row = wm + i * MM + (A_KC ? kc_row(g) + 8 * (e / 2) : rc_row(g, e / 2));
-    col = wn + (B_KC ? j * 8 + kc_row(cn) : (j / 2) * 16 + rc_row(cn, j % 2));
+    const int cn = eq * 2 + e % 2;
+    row = em + i * MM + (A_KC ? kc_row(eg) + 8 * (e / 2) : rc_row(eg, e / 2));
+    col = en + (B_KC ? j * 8 + kc_row(cn) : (j / 2) * 16 + rc_row(cn, j % 2));
   });
+  if (!part && p.c_tma) { /* the stages' writes made visible to the TMA (the async proxy) */
+    asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+    __syncthreads();
+    if (threadIdx.x == 0) tma_store_c(mc, s0, m0, n0, p.sc ? (int)blockIdx.z : 0);
+    return;
+  }
   __syncthreads();
   write_c(tile, oc, part ? TBM : p.ldc, m0, n0, part ? m0 + TBM : p.m, part ? n0 + TBN : p.n,
           part ? 0.0 : p.beta);
@@ -344,14 +377,15 @@ static __device__ __forceinline__ void gemm_tma(const dlg_dgemm_args &p, const C
 } // namespace dmma
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-#define DLG_DGEMM_TMA_BODY(AKC, BKC, SEG) dmma::gemm_tma<AKC, BKC>(p, &ma, &mb, dmma::SEG::make(p));
+#define DLG_DGEMM_TMA_BODY(AKC, BKC, SEG) \
+  dmma::gemm_tma<AKC, BKC>(p, &ma, &mb, &mc, dmma::SEG::make(p));
 #else
 #define DLG_DGEMM_TMA_BODY(AKC, BKC, SEG)
 #endif
 #define DLG_DGEMM_TMA_KERNEL(NAME, AKC, BKC, SEG)                                              \
   extern "C" __global__ void __launch_bounds__(DLG_DGEMM_THREADS, DLG_DGEMM_BLOCKS_PER_SM)     \
       NAME(const dlg_dgemm_args p, const __grid_constant__ CUtensorMap ma,                     \
-           const __grid_constant__ CUtensorMap mb)                                             \
+           const __grid_constant__ CUtensorMap mb, const __grid_constant__ CUtensorMap mc)     \
   {                                                                                            \
     DLG_DGEMM_TMA_BODY(AKC, BKC, SEG)                                                          \
   }

@@ -136,29 +136,6 @@ static __device__ __forceinline__ unsigned saddr(const void *p)
   return (unsigned)__cvta_generic_to_shared(p);
 }
 
-/* The TMA store of one box of C from shared memory at src, joining this
- * thread's current bulk group (tma_commit closes it); the thread that
- * issues it is the one that waits. */
-static __device__ __forceinline__ void tma_store(const CUtensorMap *map, unsigned src, int c0, int c1,
-                                                 int c2)
-{
-  asm volatile("cp.async.bulk.tensor.3d.global.shared::cta.bulk_group [%0, {%1, %2, %3}], [%4];\n" ::"l"(map),
-               "r"(c0), "r"(c1), "r"(c2), "r"(src)
-               : "memory");
-}
-static __device__ __forceinline__ void tma_commit()
-{
-  asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
-}
-/* Until at most N of this thread's TMA stores still read shared memory. */
-template <int N> static __device__ __forceinline__ void tma_store_wait_read()
-{
-  asm volatile("cp.async.bulk.wait_group.read %0;\n" ::"n"(N) : "memory");
-}
-static __device__ __forceinline__ void tma_store_wait_all()
-{
-  asm volatile("cp.async.bulk.wait_group 0;\n" ::: "memory");
-}
 /* The named barrier id among the threads of one consumer warpgroup. */
 static __device__ __forceinline__ void consumer_sync(int id)
 {

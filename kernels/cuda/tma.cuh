@@ -1,7 +1,7 @@
 /*
- * tma.cuh - the mbarrier and TMA-load instructions (sm_90) that the
- * kernels fed by TMA share: hgemm_wgmma.cu's producer warp and
- * dgemm_tma.cu's rotating refills.  A stage's "full" barrier is armed
+ * tma.cuh - the mbarrier and TMA instructions (sm_90) that the kernels fed
+ * by TMA share: hgemm_wgmma.cu's producer warp and dgemm_tma.cu's rotating
+ * refills, and both kernels' TMA stores of C.  A stage's "full" barrier is armed
  * with the bytes its boxes bring (bar_expect) and completes when they
  * have landed; consumers wait on its phase parity.
  *
@@ -91,6 +91,30 @@ static __device__ __forceinline__ unsigned cluster_rank()
   unsigned r;
   asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
   return r;
+}
+
+/* The TMA store of one box (of C) from shared memory at src, joining this
+ * thread's current bulk group (tma_commit closes it); the thread that
+ * issues it is the one that waits. */
+static __device__ __forceinline__ void tma_store(const CUtensorMap *map, unsigned src, int c0,
+                                                 int c1, int c2)
+{
+  asm volatile("cp.async.bulk.tensor.3d.global.shared::cta.bulk_group [%0, {%1, %2, %3}], [%4];\n"
+               ::"l"(map), "r"(c0), "r"(c1), "r"(c2), "r"(src)
+               : "memory");
+}
+static __device__ __forceinline__ void tma_commit()
+{
+  asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
+}
+/* Until at most N of this thread's TMA stores still read shared memory. */
+template <int N> static __device__ __forceinline__ void tma_store_wait_read()
+{
+  asm volatile("cp.async.bulk.wait_group.read %0;\n" ::"n"(N) : "memory");
+}
+static __device__ __forceinline__ void tma_store_wait_all()
+{
+  asm volatile("cp.async.bulk.wait_group 0;\n" ::: "memory");
 }
 
 #endif

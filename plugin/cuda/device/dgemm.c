@@ -82,11 +82,12 @@ static int tail_splits(const dlg_cuda_device *dev, const dlg_dgemm_args *a, long
  * tail kernel, the cp.async one (maps NULL) or the TMA one (its maps). */
 static CUresult launch_tail(const dlg_cuda_api *cu, const dlg_cuda_device *dev, CUfunction f,
                             unsigned smem, const dlg_dgemm_args *a, const CUtensorMap *ma,
-                            const CUtensorMap *mb, long long dp, int s, CUstream stream)
+                            const CUtensorMap *mb, const CUtensorMap *mc, long long dp, int s,
+                            CUstream stream)
 {
   const long long r = tiles_of(a) - dp, iters = (a->k + DLG_DGEMM_BK - 1) / DLG_DGEMM_BK;
   dlg_dgemm_args p = *a;
-  void *params[] = {&p, (void *)ma, (void *)mb};
+  void *params[] = {&p, (void *)ma, (void *)mb, (void *)mc};
   CUdeviceptr work, count;
   CUresult rc;
   if ((rc = dlg_cuda_counted_work(cu, dev, (size_t)(r * s) * DLG_DGEMM_BM * DLG_DGEMM_BN * 8,
@@ -137,24 +138,47 @@ static CUresult operand_map(const dlg_cuda_api *cu, CUtensorMap *map, const dlg_
   }
 }
 
+/* TMA's view of C for the TMA kernel's stores (beta 0): (m, n, batch) in
+ * boxes of 16 rows x the tile's columns, 128-byte swizzled as the kernel
+ * stages them (dgemm_tma.cu).  Nonzero where TMA cannot address C (16-byte
+ * alignment), where C is one matrix for a batch (its batch stride 0), and
+ * where m is odd: a TMA store writes the last 16 bytes of a column whole,
+ * past C's edge (hgemm.c's c_tensor_map measured it). */
+static CUresult c_map(const dlg_cuda_api *cu, CUtensorMap *map, const dlg_dgemm_args *a,
+                      long long batch)
+{
+  const cuuint64_t dims[3] = {(cuuint64_t)a->m, (cuuint64_t)a->n, (cuuint64_t)batch};
+  const cuuint64_t strides[2] = {(cuuint64_t)a->ldc * 8,
+                                 (cuuint64_t)(batch > 1 ? a->sc : a->ldc * a->n) * 8};
+  const cuuint32_t box[3] = {16, DLG_DGEMM_BN, 1}, step[3] = {1, 1, 1};
+  if ((uintptr_t)a->c % 16 || a->ldc % 2 || a->m % 2 || (batch > 1 && (a->sc % 2 || !a->sc)))
+    return CUDA_ERROR_INVALID_VALUE;
+  return cu->TensorMapEncodeTiled(map, CU_TENSOR_MAP_DATA_TYPE_FLOAT64, 3, a->c, dims, strides,
+                                  box, step, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                                  CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                                  CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+}
+
 /* The TMA kernel, where it is loaded (sm_90) and TMA can address both
  * operands (16-byte aligned, a batch the grid holds), its tail twin when
  * the last wave is split (tail > 1 chunks a tile, dp whole tiles); 0: not
- * taken. */
+ * taken.  With beta 0 C goes out by TMA stores where TMA can address it. */
 static int launch_tma(const dlg_cuda_api *cu, const dlg_cuda_device *dev, int kernel,
                       const dlg_dgemm_args *a, const dlg_operand *op1, const dlg_operand *op2,
                       long long batch, int tail, long long dp, CUstream stream, CUresult *r)
 {
   dlg_dgemm_args p = *a;
-  CUtensorMap ma, mb;
-  void *params[] = {&p, &ma, &mb};
+  CUtensorMap ma, mb, mc;
+  void *params[] = {&p, &ma, &mb, &mc};
   if (!dev->dgemm_tma[kernel] || !dlg_config_get()->dgemm_tma || !op1->vec || !op2->vec ||
       a->k == 0 || batch > 65535 ||
       operand_map(cu, &ma, op1, a->m, a->k, batch, DLG_DGEMM_BM, &p.whole_a) ||
       operand_map(cu, &mb, op2, a->n, a->k, batch, DLG_DGEMM_BN, &p.whole_b))
     return 0;
+  memset(&mc, 0, sizeof mc);
+  p.c_tma = a->beta == 0 && !c_map(cu, &mc, a, batch);
   *r = tail > 1 ? launch_tail(cu, dev, dev->dgemm_tma_tail[kernel], DLG_DGEMM_TMA_SMEM, &p, &ma,
-                              &mb, dp, tail, stream)
+                              &mb, &mc, dp, tail, stream)
                  : cu->LaunchKernel(dev->dgemm_tma[kernel], (unsigned)tiles_of(a), 1,
                                     (unsigned)batch, DLG_DGEMM_THREADS, 1, 1, DLG_DGEMM_TMA_SMEM,
                                     stream, params, NULL);
@@ -230,8 +254,8 @@ dlgemm_status dlg_cuda_dgemm(dlg_cuda_device *dev, const dlg_gemm *g, CUstream s
   } else if ((tma = launch_tma(cu, dev, kernel, &a, &op1, &op2, g->batch, tail, dp, stream, &r))) {
     /* launched */
   } else if (tail > 1) {
-    r = launch_tail(cu, dev, dev->dgemm_tail[kernel], DLG_DGEMM_SMEM, &a, NULL, NULL, dp, tail,
-                    stream);
+    r = launch_tail(cu, dev, dev->dgemm_tail[kernel], DLG_DGEMM_SMEM, &a, NULL, NULL, NULL, dp,
+                    tail, stream);
   } else {
     for (b0 = 0; b0 < g->batch && !r; b0 += zmax) {
       dlg_dgemm_args p = a;
