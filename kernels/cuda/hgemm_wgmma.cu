@@ -738,8 +738,9 @@ static __device__ __forceinline__ void gemm(const dlg_hgemm_args &p, const CUten
   /* 128-byte swizzling repeats every 1024 bytes: stages start on that grain */
   const unsigned s0 = (saddr(smem_raw) + 1023) & ~1023u;
   const unsigned c_stage = s0 + STAGES * STAGE_BYTES; /* 16 KB per consumer, 1024-aligned */
-  /* full[s], then empty[s], then the staging buffers' loaded[consumer][2]
-   * and free[consumer][2] (C read through them), 8 bytes each */
+  /* full[s], then empty[s], then the staging buffers'
+   * loaded[consumer][C_BUFS] and free[consumer][C_BUFS] (C read through
+   * them), 8 bytes each */
   const unsigned bars = c_stage + DLG_WGMMA_C_STAGE(BM);
   const int wgroup = threadIdx.x / 128;
   /* a split product's reduce may launch now (hgemm.c): it waits for this
