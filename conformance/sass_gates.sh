@@ -74,12 +74,13 @@ for arch in sm_80 sm_90; do
   done
 done
 # The FP64 kernels fed by TMA and their split-last-wave twins (sm_90a
-# image): DMMA, the operands through UTMALDG, not element copies, and C
-# (beta 0) through UTMASTG.
+# image): DMMA, the operands through UTMALDG, not element copies, C (beta
+# 0) through UTMASTG, and the producer's registers handed to the consumers
+# (USETMAXREG; at their 232 a spill is the first thing to look for).
 if [ -f "$dir/dgemm_tma.sass" ]; then
-  gate "dlg_dgemm_tma_* sm_90a: DMMA, UTMALDG, UTMASTG, no local memory" 0 --gate-clean \
-    --gate-has DMMA --gate-has UTMALDG --gate-has UTMASTG --kernel dlg_dgemm_tma_ --arch sm_90a \
-    "$dir/dgemm_tma.sass"
+  gate "dlg_dgemm_tma_* sm_90a: DMMA, UTMALDG, UTMASTG, USETMAXREG, no local memory" 0 \
+    --gate-clean --gate-has DMMA --gate-has UTMALDG --gate-has UTMASTG --gate-has USETMAXREG \
+    --kernel dlg_dgemm_tma_ --arch sm_90a "$dir/dgemm_tma.sass"
 fi
 for tile in 256 192 128 16 192x192; do
   w=$dir/hgemm_wgmma$tile.sass

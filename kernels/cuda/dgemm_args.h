@@ -56,6 +56,8 @@ typedef struct dlg_dgemm_args {
  * the stages on a 1024-byte boundary; two blocks still fit an SM (2 x 99
  * KB of 228). */
 #define DLG_DGEMM_TMA_STAGES 4
+/* its block: the tile's 128 threads and a producer warpgroup */
+#define DLG_DGEMM_TMA_THREADS 256
 #define DLG_DGEMM_TMA_SMEM                                                        \
   (DLG_DGEMM_TMA_STAGES * (DLG_DGEMM_BM + DLG_DGEMM_BN) * DLG_DGEMM_BK * 8 +     \
    16 * DLG_DGEMM_TMA_STAGES + 16 + 1024)

@@ -23,6 +23,25 @@ static __device__ __forceinline__ unsigned saddr(const void *p)
 {
   return (unsigned)__cvta_generic_to_shared(p);
 }
+/* A barrier of the tile's NTHREADS threads (named barrier 1): the whole
+ * block of the cp.async kernel, the consumers of the TMA kernel (whose
+ * producer warpgroup may have left); sync_tile_or also returns whether q
+ * held in any of them. */
+static __device__ __forceinline__ void sync_tile()
+{
+  asm volatile("bar.sync 1, %0;\n" ::"n"((int)NTHREADS) : "memory");
+}
+static __device__ __forceinline__ bool sync_tile_or(bool q)
+{
+  unsigned r;
+  asm volatile("{\n .reg .pred p, q;\n setp.ne.u32 p, %1, 0;\n"
+               " bar.red.or.pred q, 1, %2, p;\n selp.u32 %0, 1, 0, q;\n}\n"
+               : "=r"(r)
+               : "r"((unsigned)q), "n"((int)NTHREADS)
+               : "memory");
+  return r != 0;
+}
+
 /* The DMMA shape: sm_90 has native 16 x 8 x 8 and 16 x 8 x 16 double MMAs
  * (DMMA.16x8x8, .16x8x16); 8 x 8 x 4, the only shape of sm_80, issues
  * there at half the rate (24 TFLOP/s for the first version of this kernel
@@ -234,8 +253,8 @@ static __device__ __forceinline__ void tail_finish(const dlg_dgemm_args &p)
    * the adder's second fence is the acquire. */
   const int tail = ((int)in_place(blockIdx.x) - p.tail_dp) / p.tail_splits;
   __threadfence();
-  __syncthreads();
-  if (__syncthreads_or(threadIdx.x == 0 && atomicAdd(&p.tail_count[tail], 1) == p.tail_splits - 1)) {
+  sync_tile();
+  if (sync_tile_or(threadIdx.x == 0 && atomicAdd(&p.tail_count[tail], 1) == p.tail_splits - 1)) {
     int sm0, sn0;
     __threadfence();
     tile_at(p, p.tail_dp + tail, sm0, sn0);

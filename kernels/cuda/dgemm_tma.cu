@@ -10,15 +10,21 @@
  * before its loads went between the DMMAs, kept it busy 93% (cuBLAS's
  * kernel 97% in the same ncu run).
  *
- * - A lane issues a stage's boxes after arming its "full" barrier with
- *   their bytes; each warp waits for that barrier on its own and marks the
- *   stage "empty" once it holds the stage's last fragments.  The stage
- *   tile t - 1 left is refilled at tile t, by lane 0 of warp t mod 4 (its
- *   wait for "empty" is then nearly always already over), four stages
- *   deep: three tiles of loads in flight behind the one being computed.
- *   Thread 0 alone issuing them made the scheduler holding warp 0 of both
- *   blocks of an SM the bottleneck.  No warp waits for another but through
- *   the data.
+ * - The block is the tile's four warps (the consumers) and a producer
+ *   warpgroup, one thread of which issues every stage's boxes after
+ *   arming its "full" barrier with their bytes, four stages deep; the
+ *   producer keeps 24 registers and the consumers get 232 (setmaxnreg).
+ *   Each consumer warp waits for "full" on its own and marks the stage
+ *   "empty" once the DMMAs that take the stage's last fragments are
+ *   issued: only then have its loads from it returned (an arrival right
+ *   after issuing them let the producer's next box land under loads still
+ *   in flight: fp64 NT 4096^3 off by 2e-2).  No warp waits for another but
+ *   through the data.  Before, lane 0 of warp t mod 4 refilled the stage
+ *   tile t - 1 left: the refilling branch made every warp's loop twice as
+ *   long (337 instructions a tile against 156 for NN) and the pipe idle
+ *   while both blocks' refilling warps, on one scheduler, issued; per
+ *   clock (ncu) the squares went from 1.3-1.9% behind cuBLAS to 0.8%
+ *   behind (4096^3) and 0.8% ahead (8192^3).
  * - A row-contiguous operand whose rows are whole 16s comes in one box of
  *   a 4-D view (dgemm.c's whole_*), otherwise in a box of 16 rows at a time.
  * - TMA zero-fills outside the matrices, so edge tiles and a k tail take
@@ -63,6 +69,12 @@ namespace dmma {
 
 enum { STAGES = DLG_DGEMM_TMA_STAGES, A_BYTES = TBM * TBK * 8, B_BYTES = TBN * TBK * 8,
        STAGE_BYTES = A_BYTES + B_BYTES, BOX_BYTES = 16 * TBK * 8 /* 16 rows x 16 k */ };
+/* The block: the tile's NTHREADS (the consumers), then a producer
+ * warpgroup.  Its registers split by setmaxnreg: two blocks an SM have 256
+ * a thread on average; the producer keeps the least there is. */
+enum { PRODUCER_REGS = 24,
+       CONSUMER_REGS = 65536 / DLG_DGEMM_BLOCKS_PER_SM / NTHREADS - PRODUCER_REGS };
+static_assert(DLG_DGEMM_TMA_THREADS == 2 * NTHREADS && NTHREADS == 128, "a warpgroup each");
 static_assert(TBK == 16 && MM == 16 && MK == 8, "one stage is two k-steps of DMMA.16x8x8");
 
 /* tma_load (tma.cuh) from a 4-D view: a stage of a row-contiguous operand, all of
@@ -196,10 +208,6 @@ static __device__ __forceinline__ void gemm_tma(const dlg_dgemm_args &p, const C
   /* the barriers first (full: STAGES, empty: STAGES), then the stages on
    * the 1024-byte boundary the 128-byte swizzle is laid out from */
   const unsigned bars = saddr(smem), s0 = (bars + 16 * STAGES + 16 + 1023) & ~1023u;
-  const int lane = (int)threadIdx.x % 32, warp = (int)threadIdx.x / 32;
-  const int wm = (warp % WARPS_M) * WTM, wn = (warp / WARPS_M) * WTN;
-  const int g = lane / 4, q4 = lane % 4;
-  const int tiles = (seg.k(p) + TBK - 1) / TBK;
   /* the tile's corner, worked out anew where used (the boxes, the
    * epilogue): kept through the main loop, it spilled */
   auto corner = [&](int &m0, int &n0) { tile_at(p, SEG::tile(p), m0, n0); };
@@ -207,39 +215,48 @@ static __device__ __forceinline__ void gemm_tma(const dlg_dgemm_args &p, const C
   if (threadIdx.x == 0) {
     int m0, n0;
     corner(m0, n0);
-    /* the boxes' coordinates, read back by the lane that issues a stage:
-     * worked out or kept in registers there, they spilled the fragments */
+    /* the boxes' coordinates, read back by the producer */
     int4 *const at = reinterpret_cast<int4 *>(smem + 16 * STAGES);
     *at = make_int4(m0, n0, (int)blockIdx.z, seg.kbeg(p));
     for (int s = 0; s < STAGES; s++) {
-      bar_init(bars + 8 * s, 1);                                /* the issuer's expect_tx */
-      bar_init(bars + 8 * (STAGES + s), NTHREADS / 32);         /* one per warp */
+      bar_init(bars + 8 * s, 1);                                /* the producer's expect_tx */
+      bar_init(bars + 8 * (STAGES + s), NTHREADS / 32);         /* one per consumer warp */
     }
     asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
   }
   __syncthreads();
-  /* tile t's boxes into its stage (one lane: thread 0 for the first
-   * STAGES tiles, then the refilling warp's lane 0) */
-  auto issue = [&](int t) {
+
+  if (threadIdx.x >= NTHREADS) { /* the producer warpgroup: one thread issues every stage */
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"((int)PRODUCER_REGS));
+    if (threadIdx.x != NTHREADS) return;
     int m0, n0, z, kbeg;
     asm volatile("ld.shared.v4.s32 {%0, %1, %2, %3}, [%4];\n"
                  : "=r"(m0), "=r"(n0), "=r"(z), "=r"(kbeg)
                  : "r"(bars + 16 * STAGES));
-    const int s = t % STAGES, kc = kbeg + t * TBK, za = p.sa ? z : 0, zb = p.sb ? z : 0;
-    const unsigned sa = s0 + s * STAGE_BYTES, sb = sa + A_BYTES, full = bars + 8 * s;
-    bar_expect(full, STAGE_BYTES);
-    if (A_KC) tma_load(sa, ma, full, kc, m0, za);
-    else if (p.whole_a) tma_load4(sa, ma, full, kc, m0 / 16, za);
-    else
-      for (int b = 0; b < TBM / 16; b++) tma_load(sa + b * BOX_BYTES, ma, full, m0 + 16 * b, kc, za);
-    if (B_KC) tma_load(sb, mb, full, kc, n0, zb);
-    else if (p.whole_b) tma_load4(sb, mb, full, kc, n0 / 16, zb);
-    else
-      for (int b = 0; b < TBN / 16; b++) tma_load(sb + b * BOX_BYTES, mb, full, n0 + 16 * b, kc, zb);
-  };
-  if (threadIdx.x == 0)
-    for (int t = 0; t < STAGES && t < tiles; t++) issue(t);
+    const int tiles = (seg.k(p) + TBK - 1) / TBK, za = p.sa ? z : 0, zb = p.sb ? z : 0;
+    for (int t = 0; t < tiles; t++) {
+      const int s = t % STAGES, kc = kbeg + t * TBK;
+      const unsigned sa = s0 + s * STAGE_BYTES, sb = sa + A_BYTES, full = bars + 8 * s;
+      /* the stage free: every consumer warp done with tile t - STAGES */
+      if (t >= STAGES) bar_wait(bars + 8 * (STAGES + s), ((t / STAGES) & 1) ^ 1);
+      bar_expect(full, STAGE_BYTES);
+      if (A_KC) tma_load(sa, ma, full, kc, m0, za);
+      else if (p.whole_a) tma_load4(sa, ma, full, kc, m0 / 16, za);
+      else
+        for (int b = 0; b < TBM / 16; b++) tma_load(sa + b * BOX_BYTES, ma, full, m0 + 16 * b, kc, za);
+      if (B_KC) tma_load(sb, mb, full, kc, n0, zb);
+      else if (p.whole_b) tma_load4(sb, mb, full, kc, n0 / 16, zb);
+      else
+        for (int b = 0; b < TBN / 16; b++) tma_load(sb + b * BOX_BYTES, mb, full, n0 + 16 * b, kc, zb);
+    }
+    return;
+  }
 
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"((int)CONSUMER_REGS));
+  const int lane = (int)threadIdx.x % 32, warp = (int)threadIdx.x / 32;
+  const int wm = (warp % WARPS_M) * WTM, wn = (warp / WARPS_M) * WTN;
+  const int g = lane / 4, q4 = lane % 4;
+  const int tiles = (seg.k(p) + TBK - 1) / TBK;
   double acc[MI][NJ][CE];
   double fa[2][MI][AE], fb[2][NJ][BE]; /* fragments: the k-step computed, the next one */
   zero(acc);
@@ -285,9 +302,10 @@ static __device__ __forceinline__ void gemm_tma(const dlg_dgemm_args &p, const C
    * fixed gaps between DMMAs, where issued all before the DMMAs they left
    * the pipe idle while a warp's loads went out (ncu: the fixed-latency
    * stall ahead of cuBLAS's kernel).  Four rounds: fp64 4096^3 NN 0.96 ->
-   * 1.00, NT 0.99 -> 1.03, 3000^3 NN 0.87 -> 0.96 of cuBLAS; one for the
-   * k-contiguous-A, m-contiguous-B kernel, which lost 2 points with four. */
-  enum { LOADS = NJ * BE + MI * AE, CH = A_KC && !B_KC ? 1 : 4 };
+   * 1.00, NT 0.99 -> 1.03, 3000^3 NN 0.87 -> 0.96 of cuBLAS.  (The
+   * k-contiguous-A, m-contiguous-B kernel once ran one round, 2 points
+   * faster; at the consumers' 232 registers one round spills.) */
+  enum { LOADS = NJ * BE + MI * AE, CH = 4 };
   static_assert(LOADS % CH == 0 && MI % CH == 0, "rounds of whole loads and DMMA rows");
   auto load_frags = [&](int buf, unsigned sa, int ks) {
 #pragma unroll
@@ -321,17 +339,14 @@ static __device__ __forceinline__ void gemm_tma(const dlg_dgemm_args &p, const C
     load_frags(0, st, 0);
   }
   for (int t = 0; t < tiles; t++) {
-    /* the stage tile t - 1 left refilled, by a warp in turn */
-    if (lane == 0 && warp == t % (NTHREADS / 32) && t >= 1 && t - 1 + STAGES < tiles) {
-      bar_wait(bars + 8 * (STAGES + (t - 1) % STAGES), ((t - 1) / STAGES) & 1);
-      issue(t - 1 + STAGES);
-    }
     step(std::integral_constant<int, 0>{}, std::integral_constant<int, 1>{}, st, 1);
-    __syncwarp();
-    if (lane == 0) bar_arrive(empty); /* this warp is done with stage t % STAGES */
     /* the last tile's step loads from a stage nothing writes any more: never used */
     if (t + 1 < tiles) bar_wait(full_next, ((t + 1) / STAGES) & 1);
     step(std::integral_constant<int, 1>{}, std::integral_constant<int, 0>{}, st_next, 0);
+    /* this warp is done with stage t % STAGES: its last fragments from it
+     * are in the DMMAs just issued, so its loads have returned */
+    __syncwarp();
+    if (lane == 0) bar_arrive(empty);
     const bool wrap = st_next == s0 + (STAGES - 1) * STAGE_BYTES;
     st = st_next, empty = full_next + 8 * STAGES;
     st_next = wrap ? s0 : st_next + STAGE_BYTES;
@@ -347,7 +362,7 @@ static __device__ __forceinline__ void gemm_tma(const dlg_dgemm_args &p, const C
   double *const oc = part ? p.tail_work + (long long)at * TBM * TBN - m0 - (long long)n0 * TBM
                           : p.c + blockIdx.z * p.sc;
   /* every warp's last fragment loads are done: the stages are free */
-  __syncthreads();
+  sync_tile();
   char *const tile = reinterpret_cast<char *>(__cvta_shared_to_generic(s0));
   /* accumulator e of a lane is fragment row g + 8 (e / 2), column 2 q4 + e
    * % 2.  The lane's place is worked out anew here (in_place): ptxas
@@ -362,11 +377,11 @@ static __device__ __forceinline__ void gemm_tma(const dlg_dgemm_args &p, const C
   });
   if (!part && p.c_tma) { /* the stages' writes made visible to the TMA (the async proxy) */
     asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
-    __syncthreads();
+    sync_tile();
     if (threadIdx.x == 0) tma_store_c(mc, s0, m0, n0, p.sc ? (int)blockIdx.z : 0);
     return;
   }
-  __syncthreads();
+  sync_tile();
   write_c(tile, oc, part ? TBM : p.ldc, m0, n0, part ? m0 + TBM : p.m, part ? n0 + TBN : p.n,
           part ? 0.0 : p.beta);
   if (part) tail_finish(p);
@@ -383,7 +398,7 @@ static __device__ __forceinline__ void gemm_tma(const dlg_dgemm_args &p, const C
 #define DLG_DGEMM_TMA_BODY(AKC, BKC, SEG)
 #endif
 #define DLG_DGEMM_TMA_KERNEL(NAME, AKC, BKC, SEG)                                              \
-  extern "C" __global__ void __launch_bounds__(DLG_DGEMM_THREADS, DLG_DGEMM_BLOCKS_PER_SM)     \
+  extern "C" __global__ void __launch_bounds__(DLG_DGEMM_TMA_THREADS, DLG_DGEMM_BLOCKS_PER_SM) \
       NAME(const dlg_dgemm_args p, const __grid_constant__ CUtensorMap ma,                     \
            const __grid_constant__ CUtensorMap mb, const __grid_constant__ CUtensorMap mc)     \
   {                                                                                            \

@@ -1,9 +1,9 @@
 /*
  * tma.cuh - the mbarrier and TMA instructions (sm_90) that the kernels fed
- * by TMA share: hgemm_wgmma.cu's producer warp and dgemm_tma.cu's rotating
- * refills, and both kernels' TMA stores of C.  A stage's "full" barrier is
- * armed with the bytes its boxes bring (bar_expect) and completes when
- * they have landed; consumers wait on its phase parity.
+ * by TMA share: hgemm_wgmma.cu's and dgemm_tma.cu's producer threads, and
+ * both kernels' TMA stores of C.  A stage's "full" barrier is armed with
+ * the bytes its boxes bring (bar_expect) and completes when they have
+ * landed; consumers wait on its phase parity.
  *
  * Clusters (hgemm_wgmma.cu's pairs of blocks): a multicast box lands at
  * the same shared-memory offset in every CTA its mask names and completes

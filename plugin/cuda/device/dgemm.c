@@ -79,11 +79,12 @@ static int tail_splits(const dlg_cuda_device *dev, const dlg_dgemm_args *a, long
 
 /* The grid of whole tiles dp and r tiles in s chunks each, the parts in a
  * pooled workspace with one zeroed counter a split tile behind it: f is a
- * tail kernel, the cp.async one (maps NULL) or the TMA one (its maps). */
+ * tail kernel, the cp.async one (maps NULL) or the TMA one (its maps), of
+ * blocks of `threads` with smem bytes of shared memory. */
 static CUresult launch_tail(const dlg_cuda_api *cu, const dlg_cuda_device *dev, CUfunction f,
-                            unsigned smem, const dlg_dgemm_args *a, const CUtensorMap *ma,
-                            const CUtensorMap *mb, const CUtensorMap *mc, long long dp, int s,
-                            CUstream stream)
+                            unsigned threads, unsigned smem, const dlg_dgemm_args *a,
+                            const CUtensorMap *ma, const CUtensorMap *mb, const CUtensorMap *mc,
+                            long long dp, int s, CUstream stream)
 {
   const long long r = tiles_of(a) - dp, iters = (a->k + DLG_DGEMM_BK - 1) / DLG_DGEMM_BK;
   dlg_dgemm_args p = *a;
@@ -95,8 +96,8 @@ static CUresult launch_tail(const dlg_cuda_api *cu, const dlg_cuda_device *dev, 
     return rc;
   p.tail_dp = (int)dp, p.tail_splits = s, p.tail_chunk = (int)((iters + s - 1) / s);
   p.tail_work = (double *)(uintptr_t)work, p.tail_count = (int *)(uintptr_t)count;
-  rc = cu->LaunchKernel(f, (unsigned)(dp + r * s), 1, 1, DLG_DGEMM_THREADS, 1, 1, smem, stream,
-                        params, NULL);
+  rc = cu->LaunchKernel(f, (unsigned)(dp + r * s), 1, 1, threads, 1, 1, smem, stream, params,
+                        NULL);
   cu->MemFreeAsync(work, stream);
   return rc;
 }
@@ -177,11 +178,11 @@ static int launch_tma(const dlg_cuda_api *cu, const dlg_cuda_device *dev, int ke
     return 0;
   memset(&mc, 0, sizeof mc);
   p.c_tma = a->beta == 0 && !c_map(cu, &mc, a, batch);
-  *r = tail > 1 ? launch_tail(cu, dev, dev->dgemm_tma_tail[kernel], DLG_DGEMM_TMA_SMEM, &p, &ma,
-                              &mb, &mc, dp, tail, stream)
+  *r = tail > 1 ? launch_tail(cu, dev, dev->dgemm_tma_tail[kernel], DLG_DGEMM_TMA_THREADS,
+                              DLG_DGEMM_TMA_SMEM, &p, &ma, &mb, &mc, dp, tail, stream)
                  : cu->LaunchKernel(dev->dgemm_tma[kernel], (unsigned)tiles_of(a), 1,
-                                    (unsigned)batch, DLG_DGEMM_THREADS, 1, 1, DLG_DGEMM_TMA_SMEM,
-                                    stream, params, NULL);
+                                    (unsigned)batch, DLG_DGEMM_TMA_THREADS, 1, 1,
+                                    DLG_DGEMM_TMA_SMEM, stream, params, NULL);
   return 1;
 }
 
@@ -254,8 +255,8 @@ dlgemm_status dlg_cuda_dgemm(dlg_cuda_device *dev, const dlg_gemm *g, CUstream s
   } else if ((tma = launch_tma(cu, dev, kernel, &a, &op1, &op2, g->batch, tail, dp, stream, &r))) {
     /* launched */
   } else if (tail > 1) {
-    r = launch_tail(cu, dev, dev->dgemm_tail[kernel], DLG_DGEMM_SMEM, &a, NULL, NULL, NULL, dp,
-                    tail, stream);
+    r = launch_tail(cu, dev, dev->dgemm_tail[kernel], DLG_DGEMM_THREADS, DLG_DGEMM_SMEM, &a, NULL,
+                    NULL, NULL, dp, tail, stream);
   } else {
     for (b0 = 0; b0 < g->batch && !r; b0 += zmax) {
       dlg_dgemm_args p = a;
