@@ -60,8 +60,8 @@ static int splits_for(const dlg_cuda_device *dev, const dlg_dgemm_args *a, long 
  * A last wave of more than half the slots pairs its blocks on SMs as a
  * full wave does, so its chunks run in rounds of the slots at the full
  * wave's rate: there s (2 to 8) is the count whose chunks fill their last
- * round best - the least rounds(s) / s - where that cuts the wave by a
- * tenth or more.  4096^3 (200 tiles for 264 slots): 5 chunks a tile, 4
+ * round best - the least rounds(s) / s - where that cuts the wave by more
+ * than a tenth.  4096^3 (200 tiles for 264 slots): 5 chunks a tile, 4
  * rounds, 0.8 of the wave; per clock (ncu) 4.336 -> 4.295 M cycles
  * (cuBLAS 4.300), 1.000-1.002 -> 1.008-1.041 of cuBLAS.  Returns s (0: no
  * split) and the whole tiles in *dp. */
