@@ -96,14 +96,15 @@ static int tail_splits(const dlg_cuda_device *dev, const dlg_dgemm_args *a, long
 
 /* The grid of whole tiles dp and r tiles in s chunks each, the parts in a
  * pooled workspace with one zeroed counter a split tile behind it: f is a
- * tail kernel, the cp.async one (maps NULL) or the TMA one (its maps), of
- * blocks of `threads` with smem bytes of shared memory. */
+ * tail kernel, the cp.async one (maps NULL) or the TMA one (its maps),
+ * whose blocks and shared memory follow from which. */
 static CUresult launch_tail(const dlg_cuda_api *cu, const dlg_cuda_device *dev, CUfunction f,
-                            unsigned threads, unsigned smem, const dlg_dgemm_args *a,
-                            const CUtensorMap *ma, const CUtensorMap *mb, const CUtensorMap *mc,
-                            long long dp, int s, CUstream stream)
+                            const dlg_dgemm_args *a, const CUtensorMap *ma, const CUtensorMap *mb,
+                            const CUtensorMap *mc, long long dp, int s, CUstream stream)
 {
   const long long r = tiles_of(a) - dp, iters = (a->k + DLG_DGEMM_BK - 1) / DLG_DGEMM_BK;
+  const unsigned threads = ma ? DLG_DGEMM_TMA_THREADS : DLG_DGEMM_THREADS;
+  const unsigned smem = ma ? DLG_DGEMM_TMA_SMEM : DLG_DGEMM_SMEM;
   dlg_dgemm_args p = *a;
   void *params[] = {&p, (void *)ma, (void *)mb, (void *)mc};
   CUdeviceptr work, count;
@@ -195,8 +196,8 @@ static int launch_tma(const dlg_cuda_api *cu, const dlg_cuda_device *dev, int ke
     return 0;
   memset(&mc, 0, sizeof mc);
   p.c_tma = a->beta == 0 && !c_map(cu, &mc, a, batch);
-  *r = tail > 1 ? launch_tail(cu, dev, dev->dgemm_tma_tail[kernel], DLG_DGEMM_TMA_THREADS,
-                              DLG_DGEMM_TMA_SMEM, &p, &ma, &mb, &mc, dp, tail, stream)
+  *r = tail > 1 ? launch_tail(cu, dev, dev->dgemm_tma_tail[kernel], &p, &ma, &mb, &mc, dp, tail,
+                              stream)
                  : cu->LaunchKernel(dev->dgemm_tma[kernel], (unsigned)tiles_of(a), 1,
                                     (unsigned)batch, DLG_DGEMM_TMA_THREADS, 1, 1,
                                     DLG_DGEMM_TMA_SMEM, stream, params, NULL);
@@ -272,8 +273,7 @@ dlgemm_status dlg_cuda_dgemm(dlg_cuda_device *dev, const dlg_gemm *g, CUstream s
   } else if ((tma = launch_tma(cu, dev, kernel, &a, &op1, &op2, g->batch, tail, dp, stream, &r))) {
     /* launched */
   } else if (tail > 1) {
-    r = launch_tail(cu, dev, dev->dgemm_tail[kernel], DLG_DGEMM_THREADS, DLG_DGEMM_SMEM, &a, NULL,
-                    NULL, NULL, dp, tail, stream);
+    r = launch_tail(cu, dev, dev->dgemm_tail[kernel], &a, NULL, NULL, NULL, dp, tail, stream);
   } else {
     for (b0 = 0; b0 < g->batch && !r; b0 += zmax) {
       dlg_dgemm_args p = a;
