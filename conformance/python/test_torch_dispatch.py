@@ -15,44 +15,19 @@ Exit 77 (skip) without torch or a GPU.
 """
 import sys
 
-from checks import SKIP, check, rss_bytes, verdict  # noqa: E402
+from checks import SKIP, check, close_to_fp64, rss_bytes, torch_cuda, verdict  # noqa: E402
 
 
 def main():
     calls = int(sys.argv[1]) if len(sys.argv) > 1 else 10000
-    try:
-        import torch
-        if not torch.cuda.is_available():
-            raise ImportError("torch sees no CUDA device")
-    except ImportError as e:
-        print("SKIP: torch with CUDA is not usable here: %s" % e)
+    torch = torch_cuda()
+    if torch is None:
         return SKIP
     import dlgemm.torch as dt
     F = torch.nn.functional
     torch.manual_seed(20261124)
     dev = "cuda"
-    # Unit roundoff of the inputs' rounding (tf32: 10 bits kept of each factor)
-    # and of the result's dtype.
-    units = {"float32": (2.0 ** -24, 2.0 ** -24), "tf32": (2.0 ** -11, 2.0 ** -24),
-             "float16": (2.0 ** -24, 2.0 ** -11), "bfloat16": (2.0 ** -24, 2.0 ** -8)}
-
-    def close(got, a, b, kind, bias=None, alpha=1.0, beta=1.0, what=""):
-        """got against alpha a b (+ beta bias) in FP64, within the dot-product bound."""
-        per_input, out_u = units[kind]
-        acc_u = 2.0 ** -24
-        ha, hb = a.double(), b.double()
-        ref = alpha * torch.matmul(ha, hb)
-        mag = abs(alpha) * torch.matmul(ha.abs(), hb.abs())
-        if bias is not None and beta != 0:
-            ref = ref + beta * bias.double()
-            mag = mag + abs(beta) * bias.double().abs()
-        k = a.shape[-1]
-        tol = (2 * k * acc_u + 2 * per_input + out_u) * mag + 1e-30
-        err = (got.double() - ref).abs()
-        ok = bool((err <= tol).all()) and got.shape == ref.shape
-        check(ok, "%s %s: error %.3g over the bound (shape %s)"
-              % (what, kind, float((err / tol).max()) if got.shape == ref.shape else -1,
-                 tuple(got.shape)))
+    close = close_to_fp64
 
     def took(name, before, more=1):
         return dt.stats()[name][0] - before[name][0] >= more

@@ -27,8 +27,9 @@ static void describe_layout(const dlg_gemm *g, char *out, size_t len)
            dlg_is_colmajor(&g->b) ? "col" : "row", dlg_is_colmajor(&g->c) ? "col" : "row");
 }
 
-static dlgemm_status matmul_inside(const DLTensor *a, const DLTensor *b, DLTensor *c,
-                                   double alpha, double beta, const dlgemm_options *opts)
+static dlgemm_status matmul_inside(const char *origin, const DLTensor *a, const DLTensor *b,
+                                   DLTensor *c, double alpha, double beta,
+                                   const dlgemm_options *opts)
 {
   dlgemm_options o;
   dlg_gemm g;
@@ -44,7 +45,7 @@ static dlgemm_status matmul_inside(const DLTensor *a, const DLTensor *b, DLTenso
   g.beta = beta;
   g.precision = o.precision;
   g.stream = o.stream;
-  g.origin = "dlgemm_matmul";
+  g.origin = origin;
   if (g.m == 0 || g.n == 0 || g.batch == 0) return DLGEMM_OK;
 
   if (!(be = route_pick_backend(&g, o.backend, why, sizeof why))) return DLGEMM_ERR_NO_BACKEND;
@@ -66,14 +67,20 @@ static dlgemm_status matmul_inside(const DLTensor *a, const DLTensor *b, DLTenso
 }
 
 /* Through the door that fork() drains (core/fork.h). */
-DLGEMM_API dlgemm_status dlgemm_matmul(const DLTensor *a, const DLTensor *b, DLTensor *c,
-                                       double alpha, double beta, const dlgemm_options *opts)
+dlgemm_status dlg_matmul_from(const char *origin, const DLTensor *a, const DLTensor *b,
+                              DLTensor *c, double alpha, double beta, const dlgemm_options *opts)
 {
   dlgemm_status st;
   dlg_call_enter();
-  st = matmul_inside(a, b, c, alpha, beta, opts);
+  st = matmul_inside(origin, a, b, c, alpha, beta, opts);
   dlg_call_leave();
   return st;
+}
+
+DLGEMM_API dlgemm_status dlgemm_matmul(const DLTensor *a, const DLTensor *b, DLTensor *c,
+                                       double alpha, double beta, const dlgemm_options *opts)
+{
+  return dlg_matmul_from("dlgemm_matmul", a, b, c, alpha, beta, opts);
 }
 
 DLGEMM_API dlgemm_status dlgemm_matmul_managed(const DLManagedTensor *a, const DLManagedTensor *b,

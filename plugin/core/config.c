@@ -201,6 +201,11 @@ static void load(void)
   if (config.level3_block < 1) config.level3_block = 1;
   pblas_block = parse_nonnegative("DLGEMM_PBLAS_BLOCK", 0);
   config.pblas_block = pblas_block <= 65536 ? (int)pblas_block : 65536;
+  /* a program's cuBLAS products (shims/cublas, api/rival.c): off (default),
+   * auto (each class measured against cuBLAS), on (every one dlgemm takes:
+   * tests) */
+  config.rival = (dlg_rival_mode)PARSE_CHOICE("DLGEMM_CUBLAS", "off, auto or on", "off", "auto",
+                                              "on");
   parse_fault();
   parse_devices();
 }

@@ -12,6 +12,9 @@ typedef enum dlg_force { DLG_FORCE_AUTO = 0, DLG_FORCE_CPU = 1, DLG_FORCE_GPU = 
 /* GPUs a backend handles (ordinals 0 to 15), and entries DLGEMM_DEVICES may list. */
 enum { DLG_MAX_DEVICES = 16 };
 
+/* DLGEMM_CUBLAS: what becomes of a program's cuBLAS products (api/rival.c) */
+typedef enum dlg_rival_mode { DLG_RIVAL_OFF = 0, DLG_RIVAL_AUTO = 1, DLG_RIVAL_ON = 2 } dlg_rival_mode;
+
 typedef struct dlg_config {
   int verbose;            /* DLGEMM_VERBOSE: one line per call on stderr */
   dlg_force force;        /* DLGEMM_FORCE=cpu|gpu|auto */
@@ -51,6 +54,7 @@ typedef struct dlg_config {
   /* DLGEMM_PBLAS_BLOCK: what ScaLAPACK's PILAENV answers, PBLAS's block of
    * k (shims/fortran/pilaenv.c); 0: ScaLAPACK's own answer */
   int pblas_block;
+  dlg_rival_mode rival;   /* DLGEMM_CUBLAS=off|auto|on */
   int min_mnk_set;        /* DLGEMM_MIN_MNK was given: it, not the model, routes host calls */
   /* DLGEMM_DEVICES=0,1: the CUDA ordinals host-array calls use, in order,
    * an engine per entry (0,0: two engines on one GPU, the tests' second

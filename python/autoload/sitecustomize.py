@@ -1,13 +1,20 @@
-"""sitecustomize.py - DLGEMM_TORCH=1 sends an unmodified program's torch
-products to dlgemm (dlgemm.torch.enable()), with no change to its code:
+"""sitecustomize.py - DLGEMM_TORCH=1 routes an unmodified program's cuBLAS
+products (PyTorch's mm, bmm, addmm, linear, matmul, their backward
+products, under torch.compile and DDP alike) to dlgemm where dlgemm is
+measured to finish them sooner, with no change to its code:
 
     PYTHONPATH=<dlgemm>/python/autoload DLGEMM_TORCH=1 python3 model.py
 
-Python imports sitecustomize at start-up.  This one waits for the program's
-own `import torch` (an import hook: a program that never imports torch pays
-nothing, and torch is not imported earlier than the program asks), enables
-dlgemm.torch once torch has finished importing, and then runs the next
-sitecustomize on the path, if any, so that a distribution's own still runs.
+Python imports sitecustomize at start-up, before the program imports torch.
+This one loads libdlgemm.so with RTLD_GLOBAL and sets DLGEMM_CUBLAS=auto
+(unless the environment says otherwise), so that the cuBLAS names torch
+links resolve to dlgemm's (shims/cublas): each class of calls is measured
+against cuBLAS once, on the caller's stream, and stays with cuBLAS unless
+dlgemm wins it (plugin/api/rival.c); the others cost torch a table lookup.
+It is what LD_PRELOAD=libdlgemm.so DLGEMM_CUBLAS=auto does, without a
+wrapper script.  Nothing else is imported: a program that never uses
+cuBLAS pays a library load.  Then the next sitecustomize on the path runs,
+if any, so that a distribution's own still does.
 """
 import importlib.machinery
 import importlib.util
@@ -17,38 +24,26 @@ import sys
 _here = os.path.dirname(os.path.abspath(__file__))
 
 
-class _EnableAfterTorch:
-    """A meta-path finder that finds nothing itself: it wraps torch's loader."""
-
-    def find_spec(self, name, path=None, target=None):
-        if name != "torch":
-            return None
-        sys.meta_path.remove(self)
-        spec = importlib.machinery.PathFinder.find_spec(name, path)
-        if spec is None or spec.loader is None:
-            return spec
-        exec_module = spec.loader.exec_module
-
-        def exec_then_enable(module):
-            exec_module(module)
-            sys.path.insert(0, os.path.dirname(_here))
-            import dlgemm.torch
-            if module.cuda.is_available():
-                dlgemm.torch.enable()
-            else:
-                print("dlgemm: DLGEMM_TORCH=1 but torch sees no CUDA device: not enabled",
-                      file=sys.stderr)
-        spec.loader.exec_module = exec_then_enable
-        return spec
+def _route_cublas():
+    if "torch" in sys.modules:  # its cuBLAS names are bound already
+        print("dlgemm: DLGEMM_TORCH=1 but torch was imported before sitecustomize ran: "
+              "its products stay on cuBLAS", file=sys.stderr)
+        return
+    os.environ.setdefault("DLGEMM_CUBLAS", "auto")
+    sys.path.insert(0, os.path.dirname(_here))
+    try:
+        import ctypes
+        from dlgemm import _lib
+        _lib.library(ctypes.RTLD_GLOBAL)
+    except OSError as e:
+        print("dlgemm: DLGEMM_TORCH=1 but libdlgemm.so did not load (%s): products stay on "
+              "cuBLAS" % e, file=sys.stderr)
+    finally:
+        sys.path.remove(os.path.dirname(_here))
 
 
 if os.environ.get("DLGEMM_TORCH", "") not in ("", "0"):
-    if "torch" in sys.modules:
-        sys.path.insert(0, os.path.dirname(_here))
-        import dlgemm.torch
-        dlgemm.torch.enable()
-    else:
-        sys.meta_path.insert(0, _EnableAfterTorch())
+    _route_cublas()
 
 _next = importlib.machinery.PathFinder.find_spec(
     "sitecustomize", [p for p in sys.path if os.path.abspath(p or ".") != _here])

@@ -22,12 +22,14 @@ class Options(ctypes.Structure):  # dlgemm_options
 _lib = None
 
 
-def library():
+def library(mode=ctypes.DEFAULT_MODE):
     """libdlgemm.so (``$DLGEMM_LIBRARY``, else ``libdlgemm.so.0`` on the loader's
-    path), loaded once, with its ABI version 2 entry points typed."""
+    path), loaded once, with its ABI version 2 entry points typed.  mode:
+    dlopen's flags for the first load (ctypes.RTLD_GLOBAL puts its cuBLAS
+    names ahead of the libraries loaded after it: python/autoload)."""
     global _lib
     if _lib is None:
-        lib = ctypes.CDLL(os.environ.get("DLGEMM_LIBRARY", "libdlgemm.so.0"))
+        lib = ctypes.CDLL(os.environ.get("DLGEMM_LIBRARY", "libdlgemm.so.0"), mode=mode)
         args = [ctypes.c_void_p] * 3 + [ctypes.c_double] * 2 + [ctypes.c_void_p]
         for fn in (lib.dlgemm_matmul, lib.dlgemm_matmul_versioned, lib.dlgemm_matmul_managed):
             fn.argtypes, fn.restype = args, ctypes.c_int

@@ -63,6 +63,10 @@ static void load(void)
       {"cuMemPoolSetAccess", offsetof(dlg_cuda_api, MemPoolSetAccess)},
       {"cuMemcpyPeerAsync", offsetof(dlg_cuda_api, MemcpyPeerAsync)},
       {"cuMemcpyDtoDAsync_v2", offsetof(dlg_cuda_api, MemcpyDtoDAsync)},
+      {"cuCtxGetDevice", offsetof(dlg_cuda_api, CtxGetDevice)},
+      {"cuStreamIsCapturing", offsetof(dlg_cuda_api, StreamIsCapturing)},
+      /* the first version: every driver has it (cuda.h maps the name to _v2, 12.8 and later) */
+      {"cuEventElapsedTime", offsetof(dlg_cuda_api, EventElapsedTime)},
       {"cuTensorMapEncodeTiled", offsetof(dlg_cuda_api, TensorMapEncodeTiled)},
   };
   CUresult r;

@@ -1,0 +1,243 @@
+"""torch_models.py - unmodified PyTorch programs, plain and with DLGEMM_TORCH=1.
+
+usage: torch_models.py [--rounds 3] [--only NAME,...] [--out DIR]
+       torch_models.py --child NAME,...   (one program run: what the driver times)
+
+The programs import nothing of dlgemm: the driver runs this file again as
+a child process, alternately plain and with DLGEMM_TORCH=1 (python/autoload
+on PYTHONPATH), `rounds` times each, and prints each workload's median rate
+on both and the ratio (dlgemm / plain), and how far each dlgemm output is
+from the plain one of the same round (the same seeds: the same inputs and
+weights).  Workloads:
+  encoder_train   nn.TransformerEncoder, 6 layers, d 1024, 16 heads, ff 4096,
+                  8 x 512 tokens, bf16 autocast, AdamW: steps/s
+  encoder_infer   the same model's forward, eval, no_grad: passes/s
+  encoder_graph   that forward captured in a CUDA graph and replayed
+  gpt_prefill     a GPT-2-sized decoder (12 x 768, 12 heads, vocab 50304, bf16):
+                  8 x 1024 prompt tokens a forward pass: tokens/s
+  gpt_decode      greedy decoding with a KV cache, batch 8: tokens/s
+  gpt_decode_graph  one decode step captured in a CUDA graph, replayed
+  gpt_train       one training step (bf16 weights... autocast, AdamW) on 8 x 1024: steps/s
+Each child warms up (every product class is met before timing, so the
+measured routing decisions are made outside the timed loops) and then times
+with CUDA events over several iterations, median of 5 repetitions.
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ALL = ("encoder_train", "encoder_infer", "encoder_graph", "gpt_prefill", "gpt_decode",
+       "gpt_decode_graph", "gpt_train")
+
+
+def child(names):
+    import torch
+    import torch.nn.functional as F
+    from torch import nn
+    dev = "cuda"
+
+    def timed(fn, iters, reps=5):
+        for _ in range(3):
+            fn()
+        torch.cuda.synchronize()
+        out = []
+        for _ in range(reps):
+            t0 = time.perf_counter()
+            for _ in range(iters):
+                fn()
+            torch.cuda.synchronize()
+            out.append((time.perf_counter() - t0) / iters)
+        return statistics.median(out)
+
+    class Block(nn.Module):
+        def __init__(self, dim, heads):
+            super().__init__()
+            self.heads = heads
+            self.ln1, self.ln2 = nn.LayerNorm(dim), nn.LayerNorm(dim)
+            self.qkv, self.proj = nn.Linear(dim, 3 * dim), nn.Linear(dim, dim)
+            self.fc, self.out = nn.Linear(dim, 4 * dim), nn.Linear(4 * dim, dim)
+
+        def forward(self, x, cache=None, pos=0):
+            B, T, C = x.shape
+            q, k, v = self.qkv(self.ln1(x)).split(C, dim=2)
+            q, k, v = (t.view(B, T, self.heads, C // self.heads).transpose(1, 2) for t in (q, k, v))
+            if cache is not None:
+                cache[0][:, :, pos:pos + T] = k
+                cache[1][:, :, pos:pos + T] = v
+                k, v = cache[0][:, :, :pos + T], cache[1][:, :, :pos + T]
+            y = F.scaled_dot_product_attention(q, k, v, is_causal=T > 1)
+            x = x + self.proj(y.transpose(1, 2).reshape(B, T, C))
+            return x + self.out(F.gelu(self.fc(self.ln2(x)), approximate="tanh"))
+
+    class GPT(nn.Module):
+        def __init__(self, layers=12, dim=768, heads=12, vocab=50304, context=1152):
+            super().__init__()
+            self.heads, self.dim = heads, dim
+            self.wte, self.wpe = nn.Embedding(vocab, dim), nn.Embedding(context, dim)
+            self.blocks = nn.ModuleList(Block(dim, heads) for _ in range(layers))
+            self.ln_f, self.head = nn.LayerNorm(dim), nn.Linear(dim, vocab, bias=False)
+
+        def forward(self, idx, caches=None, pos=0):
+            x = self.wte(idx) + self.wpe(torch.arange(pos, pos + idx.shape[1], device=idx.device))
+            for i, blk in enumerate(self.blocks):
+                x = blk(x, None if caches is None else caches[i], pos)
+            return self.head(self.ln_f(x))
+
+    results = {}
+    for name in names:
+        torch.manual_seed(1234)
+        if name.startswith("encoder"):
+            layer = nn.TransformerEncoderLayer(1024, 16, 4096, batch_first=True)
+            model = nn.TransformerEncoder(layer, 6, enable_nested_tensor=False).to(dev)
+            x = torch.randn(8, 512, 1024, device=dev)
+            if name == "encoder_train":
+                opt = torch.optim.AdamW(model.parameters(), lr=1e-4)
+                losses = []
+
+                def step():
+                    with torch.autocast("cuda", dtype=torch.bfloat16):
+                        loss = model(x).float().square().mean()
+                    opt.zero_grad(set_to_none=True)
+                    loss.backward()
+                    opt.step()
+                    losses.append(loss.detach())
+                model.train()
+                s = timed(step, 5)
+                results[name] = {"rate": 1 / s, "unit": "steps/s",
+                                 "check": [float(v) for v in losses[:3]]}
+            else:
+                model.eval()
+                xb = x.to(torch.bfloat16)
+                model = model.to(torch.bfloat16)
+                with torch.no_grad():
+                    if name == "encoder_graph":
+                        static = xb.clone()
+                        for _ in range(3):
+                            model(static)
+                        torch.cuda.synchronize()
+                        g = torch.cuda.CUDAGraph()
+                        with torch.cuda.graph(g):
+                            y = model(static)
+                        s = timed(g.replay, 20)
+                    else:
+                        s = timed(lambda: model(xb), 20)
+                        y = model(xb)
+                results[name] = {"rate": 1 / s, "unit": "passes/s",
+                                 "check": [float(y.float().square().mean())]}
+        else:
+            model = GPT().to(dev)
+            idx = torch.randint(0, 50304, (8, 1024), device=dev)
+            if name == "gpt_train":
+                opt = torch.optim.AdamW(model.parameters(), lr=1e-4)
+                losses = []
+
+                def step():
+                    with torch.autocast("cuda", dtype=torch.bfloat16):
+                        logits = model(idx[:, :-1])
+                        loss = F.cross_entropy(logits.float().view(-1, 50304), idx[:, 1:].reshape(-1))
+                    opt.zero_grad(set_to_none=True)
+                    loss.backward()
+                    opt.step()
+                    losses.append(loss.detach())
+                s = timed(step, 3)
+                results[name] = {"rate": 1 / s, "unit": "steps/s",
+                                 "check": [float(v) for v in losses[:3]]}
+                continue
+            model = model.to(torch.bfloat16).eval()
+            with torch.no_grad():
+                if name == "gpt_prefill":
+                    s = timed(lambda: model(idx), 5)
+                    y = model(idx)
+                    results[name] = {"rate": 8 * 1024 / s, "unit": "tokens/s",
+                                     "check": [float(y[:, -1].float().square().mean())]}
+                    continue
+                hd = 768 // 12
+                caches = [(torch.zeros(8, 12, 1152, hd, device=dev, dtype=torch.bfloat16),
+                           torch.zeros(8, 12, 1152, hd, device=dev, dtype=torch.bfloat16))
+                          for _ in range(12)]
+                prompt = idx[:, :128]
+                model(prompt, caches, 0)
+                tok = torch.zeros(8, 1, dtype=torch.long, device=dev)
+                new = 64
+                if name == "gpt_decode_graph":
+                    pos = 128
+                    # one step at a fixed position: the graph's work is a decode step's
+                    for _ in range(3):
+                        model(tok, caches, pos)
+                    torch.cuda.synchronize()
+                    g = torch.cuda.CUDAGraph()
+                    with torch.cuda.graph(g):
+                        y = model(tok, caches, pos)
+                    s = timed(g.replay, new)
+                    results[name] = {"rate": 8 / s, "unit": "tokens/s",
+                                     "check": [float(y.float().square().mean())]}
+                    continue
+
+                def generate():
+                    t = tok
+                    for i in range(new):
+                        t = model(t, caches, 128 + i)[:, -1:].argmax(-1)
+                    return t
+                s = timed(generate, 1)
+                y = model(tok, caches, 128)
+                results[name] = {"rate": 8 * new / s, "unit": "tokens/s",
+                                 "check": [float(y.float().square().mean())]}
+    print("RESULT " + json.dumps(results), flush=True)
+    return 0
+
+
+def driver(args):
+    names = args.only.split(",") if args.only else list(ALL)
+    rates = {n: {"plain": [], "dlgemm": []} for n in names}
+    checks = {n: [] for n in names}
+    auto = os.path.join(HERE, "..", "python", "autoload")
+    log = open(os.path.join(args.out, "torch_models_children.log"), "w") if args.out else None
+    for rnd in range(args.rounds):
+        got = {}
+        for mode in ("plain", "dlgemm") if rnd % 2 == 0 else ("dlgemm", "plain"):
+            env = dict(os.environ)
+            if mode == "dlgemm":
+                env.update(DLGEMM_TORCH="1", PYTHONPATH=auto + os.pathsep + env.get("PYTHONPATH", ""))
+            r = subprocess.run([sys.executable, os.path.abspath(__file__), "--child", ",".join(names)],
+                               env=env, capture_output=True, text=True, timeout=1200)
+            if log:
+                log.write("=== round %d %s exit %d\n%s\n%s\n" % (rnd, mode, r.returncode, r.stdout,
+                                                                   r.stderr[-20000:]))
+            line = [l for l in r.stdout.splitlines() if l.startswith("RESULT ")]
+            if r.returncode or not line:
+                print("round %d %s failed:\n%s" % (rnd, mode, r.stderr[-3000:]))
+                return 1
+            got[mode] = json.loads(line[0][7:])
+            for n in names:
+                rates[n][mode].append(got[mode][n]["rate"])
+        for n in names:
+            p, d = got["plain"][n]["check"], got["dlgemm"][n]["check"]
+            checks[n].append(max(abs(x - y) / max(abs(x), 1e-30) for x, y in zip(p, d)))
+        print("round %d: %s" % (rnd, ", ".join("%s %.3f" % (n, rates[n]["dlgemm"][-1] / rates[n]["plain"][-1])
+                                               for n in names)), flush=True)
+    print("\n| workload | plain | with DLGEMM_TORCH=1 | ratio (medians) | per round | output rel. diff |")
+    print("|---|---|---|---|---|---|")
+    for n in names:
+        p, d = statistics.median(rates[n]["plain"]), statistics.median(rates[n]["dlgemm"])
+        per = ", ".join("%.3f" % (x / y) for x, y in zip(rates[n]["dlgemm"], rates[n]["plain"]))
+        print("| %s | %.1f | %.1f | **%.3f** | %s | %.2g |" % (n, p, d, d / p, per, max(checks[n])))
+    return 0
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--child")
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--only")
+    ap.add_argument("--out")
+    args = ap.parse_args()
+    return child(args.child.split(",")) if args.child else driver(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

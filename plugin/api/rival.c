@@ -1,0 +1,271 @@
+/*
+ * rival.c - dlgemm against the library a program called (cuBLAS), one
+ * class of calls at a time.
+ *
+ * Routing dlgemm in must never make a program slower, so nothing here
+ * guesses: the first call of a class (device, types, precision, each
+ * operand's orientation, m, n, k and batch to three significant bits, beta
+ * zero or not, 16-byte alignment) is made by both libraries on the caller's
+ * stream, alternating, into a scratch copy of C, and the class goes to
+ * dlgemm only if its median cost is below RIVAL_MARGIN of the rival's.  A
+ * call's cost is the larger of its GPU time (events either side) and the
+ * host time it took to queue: a host-bound program (decode steps, small
+ * layers) pays the second, a GPU-bound one the first.  The real call is then
+ * made once, by the winner, on the caller's C.  Later calls of the class
+ * cost a table lookup.  While a CUDA graph is being captured nothing is
+ * measured or taken (the capture must not sync, allocate or fail): the
+ * rival's kernels are what the graph replays.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include "api/matmul.h"
+#include "api/rival.h"
+#include "api/validate.h"
+#include "core/calllog.h"
+#include "core/config.h"
+#include "cuda/device/driver.h"
+
+#define RIVAL_MARGIN 0.97 /* dlgemm must be 3% faster: noise must not flip a class */
+#define RIVAL_REPS 3      /* timed calls of each side, after one untimed each */
+#define RIVAL_SLOTS 4096  /* classes remembered; later ones stay with the rival */
+
+enum { CLASS_FREE = 0, CLASS_MEASURING, CLASS_OURS, CLASS_THEIRS };
+
+typedef struct rival_key {
+  uint16_t m, n, k, batch;  /* quantized (quantize()) */
+  uint8_t device, code_in, bits_in, code_out, bits_out, precision;
+  uint8_t orient;            /* 2 bits an operand: which of its strides is 1 */
+  uint8_t flags;             /* 1: beta != 0; 2: everything 16-byte aligned */
+} rival_key;
+
+typedef struct rival_class {
+  rival_key key;
+  int state;
+} rival_class;
+
+static rival_class table[RIVAL_SLOTS];
+static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void dlg_rival_operand(dlg_rival_call *call, int i, const void *data, uint8_t code, uint8_t bits,
+                       int64_t batch, int64_t batch_stride, int64_t rows, int64_t cols,
+                       int64_t row_stride, int64_t col_stride)
+{
+  DLTensor *t = i == 0 ? &call->a : i == 1 ? &call->b : &call->c;
+  int64_t *shape = call->shape[i], *strides = call->strides[i];
+  int d = 0;
+  memset(t, 0, sizeof *t);
+  if (batch != 1) {
+    shape[d] = batch;
+    strides[d++] = batch_stride;
+  }
+  shape[d] = rows;
+  strides[d++] = row_stride;
+  shape[d] = cols;
+  strides[d++] = col_stride;
+  t->data = (void *)data;
+  t->ndim = d;
+  t->shape = shape;
+  t->strides = strides;
+  t->dtype.code = code;
+  t->dtype.bits = bits;
+  t->dtype.lanes = 1;
+}
+
+/* Exact to 16, then the leading three bits: a class spans 12-25% of a size. */
+static uint16_t quantize(int64_t x)
+{
+  int e = 0;
+  if (x <= 16) return (uint16_t)x;
+  while ((x >> e) >= 8) e++;
+  return (uint16_t)(16 + e * 8 + (x >> e));
+}
+
+static int aligned16(const DLTensor *t)
+{
+  int i, esize = t->dtype.bits / 8;
+  if ((uintptr_t)t->data % 16) return 0;
+  for (i = 0; i < t->ndim; i++)
+    if (t->strides[i] != 1 && (t->strides[i] * esize) % 16) return 0;
+  return 1;
+}
+
+static int orientation(const DLTensor *t)
+{
+  int n = t->ndim;
+  return t->strides[n - 2] == 1 ? 1 : t->strides[n - 1] == 1 ? 2 : 3;
+}
+
+static rival_key key_of(const dlg_rival_call *c)
+{
+  rival_key k;
+  int n = c->a.ndim;
+  memset(&k, 0, sizeof k);
+  k.m = quantize(c->a.shape[n - 2]);
+  k.k = quantize(c->a.shape[n - 1]);
+  k.n = quantize(c->b.shape[c->b.ndim - 1]);
+  k.batch = quantize(c->c.ndim == 3 ? c->c.shape[0] : 1);
+  k.device = (uint8_t)c->c.device.device_id;
+  k.code_in = c->a.dtype.code;
+  k.bits_in = c->a.dtype.bits;
+  k.code_out = c->c.dtype.code;
+  k.bits_out = c->c.dtype.bits;
+  k.precision = (uint8_t)c->precision;
+  k.orient = (uint8_t)(orientation(&c->a) | orientation(&c->b) << 2 | orientation(&c->c) << 4 |
+                       (c->a.ndim == 3 && c->a.strides[0] == 0) << 6 |
+                       (c->b.ndim == 3 && c->b.strides[0] == 0) << 7);
+  k.flags = (uint8_t)((c->beta != 0) | (aligned16(&c->a) && aligned16(&c->b) && aligned16(&c->c)) << 1);
+  return k;
+}
+
+/* The class's slot (found or claimed), or NULL when the table is full. */
+static rival_class *slot_of(const rival_key *k)
+{
+  uint64_t h = 1469598103934665603ull;
+  const unsigned char *p = (const unsigned char *)k;
+  size_t i;
+  for (i = 0; i < sizeof *k; i++) h = (h ^ p[i]) * 1099511628211ull;
+  for (i = 0; i < RIVAL_SLOTS; i++) {
+    rival_class *s = &table[(h + i) % RIVAL_SLOTS];
+    if (s->state == CLASS_FREE) {
+      s->key = *k;
+      return s;
+    }
+    if (!memcmp(&s->key, k, sizeof *k)) return s;
+  }
+  return NULL;
+}
+
+static int ours(dlg_rival_call *c)
+{
+  dlgemm_options o;
+  dlgemm_options_init(&o);
+  o.backend = DLGEMM_BACKEND_CUDA;
+  o.precision = c->precision;
+  o.stream = c->stream;
+  return dlg_matmul_from(c->routine, &c->a, &c->b, &c->c, c->alpha, c->beta, &o) == DLGEMM_OK;
+}
+
+/* Elements from C's first to its last, inclusive. */
+static size_t extent(const DLTensor *t)
+{
+  int64_t last = 0;
+  int i;
+  for (i = 0; i < t->ndim; i++) last += (t->shape[i] - 1) * t->strides[i];
+  return (size_t)last + 1;
+}
+
+static int by_value(const void *x, const void *y)
+{
+  double a = *(const double *)x, b = *(const double *)y;
+  return (a > b) - (a < b);
+}
+
+static double median3(double *v)
+{
+  qsort(v, RIVAL_REPS, sizeof *v, by_value);
+  return v[RIVAL_REPS / 2];
+}
+
+/* Both sides on a scratch C, alternating; CLASS_OURS or CLASS_THEIRS. */
+static int measure(const dlg_cuda_api *cu, dlg_rival_call *c)
+{
+  enum { RUNS = 2 * (RIVAL_REPS + 1) };
+  size_t bytes = extent(&c->c) * (c->c.dtype.bits / 8);
+  CUdeviceptr scratch = 0;
+  CUevent ev[2 * RUNS];
+  CUstream s = (CUstream)c->stream;
+  double gpu[2][RIVAL_REPS], host[2][RIVAL_REPS], cost[2], t0;
+  void *real = c->c.data;
+  int r, side, ok = 1, made = 0, verdict = CLASS_THEIRS;
+  float ms;
+
+  if (cu->MemAlloc(&scratch, bytes) != CUDA_SUCCESS) return CLASS_THEIRS;
+  if (c->beta != 0 && cu->MemcpyDtoDAsync(scratch, (CUdeviceptr)real, bytes, s) != CUDA_SUCCESS)
+    ok = 0;
+  for (; made < 2 * RUNS && ok; made++) ok = cu->EventCreate(&ev[made], CU_EVENT_DEFAULT) == CUDA_SUCCESS;
+  c->c.data = (void *)scratch;
+  /* run r: side r % 2 first in even pairs, second in odd ones (ABBA) */
+  for (r = 0; r < RUNS && ok; r++) {
+    side = (r ^ (r >> 1)) & 1; /* 0 dlgemm, 1 the rival */
+    ok = cu->EventRecord(ev[2 * r], s) == CUDA_SUCCESS;
+    t0 = dlg_now();
+    ok = ok && (side == 0 ? ours(c) : c->theirs(c, (void *)scratch) == 0);
+    if (r >= 2) host[side][(r - 2) / 2] = dlg_now() - t0;
+    ok = ok && cu->EventRecord(ev[2 * r + 1], s) == CUDA_SUCCESS;
+  }
+  c->c.data = real;
+  if (ok && cu->EventSynchronize(ev[2 * RUNS - 1]) == CUDA_SUCCESS) {
+    for (r = 2; r < RUNS && ok; r++) {
+      side = (r ^ (r >> 1)) & 1;
+      ok = cu->EventElapsedTime(&ms, ev[2 * r], ev[2 * r + 1]) == CUDA_SUCCESS;
+      gpu[side][(r - 2) / 2] = ms * 1e-3;
+    }
+    if (ok) {
+      for (side = 0; side < 2; side++)
+        cost[side] = fmax(median3(gpu[side]), median3(host[side]));
+      verdict = cost[0] < RIVAL_MARGIN * cost[1] ? CLASS_OURS : CLASS_THEIRS;
+      if (dlg_config_get()->verbose)
+        fprintf(stderr, "dlgemm: %s class of m=%lld n=%lld k=%lld batch=%lld measured: dlgemm "
+                "%.1f us (GPU %.1f, host %.1f), the rival %.1f us (GPU %.1f, host %.1f) -> %s\n",
+                c->routine, (long long)c->a.shape[c->a.ndim - 2],
+                (long long)c->b.shape[c->b.ndim - 1], (long long)c->a.shape[c->a.ndim - 1],
+                (long long)(c->c.ndim == 3 ? c->c.shape[0] : 1), cost[0] * 1e6,
+                median3(gpu[0]) * 1e6, median3(host[0]) * 1e6, cost[1] * 1e6,
+                median3(gpu[1]) * 1e6, median3(host[1]) * 1e6,
+                verdict == CLASS_OURS ? "dlgemm" : "the rival");
+    }
+  } else {
+    cu->StreamSynchronize(s); /* a failed run: nothing may still use the scratch */
+  }
+  while (made > 0) cu->EventDestroy(ev[--made]);
+  cu->MemFree(scratch);
+  return verdict;
+}
+
+int dlg_rival_enabled(void)
+{
+  return dlg_config_get()->rival != DLG_RIVAL_OFF;
+}
+
+int dlg_rival_take(dlg_rival_call *c)
+{
+  const dlg_config *cfg = dlg_config_get();
+  const dlg_cuda_api *cu;
+  CUstreamCaptureStatus capture;
+  CUdevice dev;
+  rival_class *slot;
+  rival_key key;
+  char why[160];
+  int state;
+
+  if (cfg->rival == DLG_RIVAL_OFF || !(cu = dlg_cuda_api_get(why, sizeof why))) return 0;
+  if (cu->CtxGetDevice(&dev) != CUDA_SUCCESS || dev < 0 || dev >= DLG_MAX_DEVICES) return 0;
+  if (cu->StreamIsCapturing((CUstream)c->stream, &capture) != CUDA_SUCCESS ||
+      capture != CU_STREAM_CAPTURE_STATUS_NONE)
+    return 0;
+  c->a.device.device_type = c->b.device.device_type = c->c.device.device_type = kDLCUDA;
+  c->a.device.device_id = c->b.device.device_id = c->c.device.device_id = (int32_t)dev;
+  if (cfg->rival == DLG_RIVAL_ON) return ours(c);
+
+  key = key_of(c);
+  pthread_mutex_lock(&table_lock);
+  slot = slot_of(&key);
+  state = slot ? slot->state : CLASS_THEIRS;
+  if (state == CLASS_FREE) slot->state = CLASS_MEASURING;
+  pthread_mutex_unlock(&table_lock);
+  if (state == CLASS_FREE) {
+    state = measure(cu, c);
+    pthread_mutex_lock(&table_lock);
+    slot->state = state;
+    pthread_mutex_unlock(&table_lock);
+  }
+  if (state != CLASS_OURS) return 0;
+  if (ours(c)) return 1;
+  pthread_mutex_lock(&table_lock); /* refused or failed: the rival has the class from now on */
+  slot->state = CLASS_THEIRS;
+  pthread_mutex_unlock(&table_lock);
+  return 0;
+}
