@@ -6,7 +6,12 @@ against FP64 within the dot-product bound."""
 import os
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "python"))
+# the source tree's package, unless the test is of an installed one (test_wheel.sh)
+if os.environ.get("DLGEMM_TEST_INSTALLED") != "1":
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "python"))
+else:
+    import dlgemm
+    print("installed package: %s" % dlgemm.__file__)
 
 SKIP = 77
 failures = []

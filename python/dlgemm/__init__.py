@@ -1,7 +1,8 @@
 """dlgemm - C = alpha * A @ B + beta * C on any DLPack tensor, with ctypes only.
 
-Loads libdlgemm.so (``$DLGEMM_LIBRARY``, else ``libdlgemm.so.0`` on the
-loader's path) and multiplies objects that speak the Python DLPack protocol
+Loads libdlgemm.so (``$DLGEMM_LIBRARY``, else the copy an installed wheel
+holds, else ``libdlgemm.so.0`` on the loader's path: _lib.path()) and
+multiplies objects that speak the Python DLPack protocol
 (``__dlpack__`` / ``__dlpack_device__``): NumPy, PyTorch, CuPy, JAX...
 Nothing is compiled on the Python side.
 

@@ -22,14 +22,22 @@ class Options(ctypes.Structure):  # dlgemm_options
 _lib = None
 
 
+def path():
+    """Where the library is taken from: ``$DLGEMM_LIBRARY``, else the copy an
+    installed wheel holds beside this file, else ``libdlgemm.so.0`` on the
+    loader's path."""
+    packaged = os.path.join(os.path.dirname(os.path.abspath(__file__)), "libdlgemm.so.0")
+    return os.environ.get("DLGEMM_LIBRARY") or (
+        packaged if os.path.exists(packaged) else "libdlgemm.so.0")
+
+
 def library(mode=ctypes.DEFAULT_MODE):
-    """libdlgemm.so (``$DLGEMM_LIBRARY``, else ``libdlgemm.so.0`` on the loader's
-    path), loaded once, with its ABI version 2 entry points typed.  mode:
-    dlopen's flags for the first load (ctypes.RTLD_GLOBAL puts its cuBLAS
-    names ahead of the libraries loaded after it: python/autoload)."""
+    """libdlgemm.so (path()), loaded once, with its ABI version 2 entry points
+    typed.  mode: dlopen's flags for the first load (ctypes.RTLD_GLOBAL puts
+    its cuBLAS names ahead of the libraries loaded after it: the autoload)."""
     global _lib
     if _lib is None:
-        lib = ctypes.CDLL(os.environ.get("DLGEMM_LIBRARY", "libdlgemm.so.0"), mode=mode)
+        lib = ctypes.CDLL(path(), mode=mode)
         args = [ctypes.c_void_p] * 3 + [ctypes.c_double] * 2 + [ctypes.c_void_p]
         for fn in (lib.dlgemm_matmul, lib.dlgemm_matmul_versioned, lib.dlgemm_matmul_managed):
             fn.argtypes, fn.restype = args, ctypes.c_int
