@@ -16,7 +16,6 @@
 
 typedef enum legacy_kind { SGEMM, DGEMM, GEMM_EX, SGEMM_SB, DGEMM_SB, GEMM_SB_EX } legacy_kind;
 
-
 typedef struct legacy {
   legacy_kind kind;
   cublasHandle_t handle;

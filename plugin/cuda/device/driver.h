@@ -61,11 +61,11 @@ typedef struct dlg_cuda_api {
   CUresult (*MemPoolSetAccess)(CUmemoryPool, const CUmemAccessDesc *, size_t);
   CUresult (*MemcpyPeerAsync)(CUdeviceptr, CUcontext, CUdeviceptr, CUcontext, size_t, CUstream);
   CUresult (*MemcpyDtoDAsync)(CUdeviceptr, CUdeviceptr, size_t, CUstream);
-  /* the sm_90a tensor-core kernels' TMA descriptors */
   /* dlgemm against the vendor's library on a caller's stream (api/rival.c) */
   CUresult (*CtxGetDevice)(CUdevice *);
   CUresult (*StreamIsCapturing)(CUstream, CUstreamCaptureStatus *);
   CUresult (*EventElapsedTime)(float *, CUevent, CUevent);
+  /* the sm_90a tensor-core kernels' TMA descriptors */
   CUresult (*TensorMapEncodeTiled)(CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *,
                                    const cuuint64_t *, const cuuint64_t *, const cuuint32_t *,
                                    const cuuint32_t *, CUtensorMapInterleave, CUtensorMapSwizzle,
