@@ -40,9 +40,10 @@ static int match(struct dl_phdr_info *info, size_t size, void *data)
   return 1;
 }
 
+/* Called once per name (bind(), or refresh under its lock). */
 static void *lookup(const char *name, const char *stem)
 {
-  static _Thread_local struct find f;
+  struct find f;
   void *sym = dlsym(RTLD_NEXT, name), *self = (void *)lookup, *handle;
   Dl_info mine, theirs;
   /* RTLD_NEXT may come back to our own definition when we are not preloaded */
