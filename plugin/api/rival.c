@@ -120,20 +120,29 @@ static rival_key key_of(const dlg_rival_call *c)
   return k;
 }
 
-/* The class's slot (found or claimed), or NULL when the table is full. */
-static rival_class *slot_of(const rival_key *k)
+/* The class's slot, with its state in *state; NULL (*state CLASS_FREE)
+ * where the class is not there and claim is 0, or the table is full.  With
+ * claim, a class not there takes a free slot, marked CLASS_MEASURING: its
+ * caller measures it.  Under table_lock. */
+static rival_class *slot_of(const rival_key *k, int claim, int *state)
 {
   uint64_t h = 1469598103934665603ull;
   const unsigned char *p = (const unsigned char *)k;
   size_t i;
+  *state = CLASS_FREE;
   for (i = 0; i < sizeof *k; i++) h = (h ^ p[i]) * 1099511628211ull;
   for (i = 0; i < RIVAL_SLOTS; i++) {
     rival_class *s = &table[(h + i) % RIVAL_SLOTS];
     if (s->state == CLASS_FREE) {
+      if (!claim) return NULL;
       s->key = *k;
+      s->state = CLASS_MEASURING;
       return s;
     }
-    if (!memcmp(&s->key, k, sizeof *k)) return s;
+    if (!memcmp(&s->key, k, sizeof *k)) {
+      *state = s->state;
+      return s;
+    }
   }
   return NULL;
 }
@@ -177,7 +186,7 @@ static int measure(const dlg_cuda_api *cu, dlg_rival_call *c)
   CUdeviceptr scratch = 0;
   CUevent ev[2 * RUNS];
   CUstream s = (CUstream)c->stream;
-  double gpu[2][RIVAL_REPS], host[2][RIVAL_REPS], cost[2], t0;
+  double gpu[2][RIVAL_REPS], host[2][RIVAL_REPS], gpu_med[2], host_med[2], cost[2], t0;
   void *real = c->c.data;
   int r, side, ok = 1, made = 0, verdict = CLASS_THEIRS;
   float ms;
@@ -204,8 +213,11 @@ static int measure(const dlg_cuda_api *cu, dlg_rival_call *c)
       gpu[side][(r - 2) / 2] = ms * 1e-3;
     }
     if (ok) {
-      for (side = 0; side < 2; side++)
-        cost[side] = fmax(median3(gpu[side]), median3(host[side]));
+      for (side = 0; side < 2; side++) {
+        gpu_med[side] = median3(gpu[side]);
+        host_med[side] = median3(host[side]);
+        cost[side] = fmax(gpu_med[side], host_med[side]);
+      }
       verdict = cost[0] < RIVAL_MARGIN * cost[1] ? CLASS_OURS : CLASS_THEIRS;
       if (dlg_config_get()->verbose)
         fprintf(stderr, "dlgemm: %s class of m=%lld n=%lld k=%lld batch=%lld measured: dlgemm "
@@ -213,9 +225,8 @@ static int measure(const dlg_cuda_api *cu, dlg_rival_call *c)
                 c->routine, (long long)c->a.shape[c->a.ndim - 2],
                 (long long)c->b.shape[c->b.ndim - 1], (long long)c->a.shape[c->a.ndim - 1],
                 (long long)(c->c.ndim == 3 ? c->c.shape[0] : 1), cost[0] * 1e6,
-                median3(gpu[0]) * 1e6, median3(host[0]) * 1e6, cost[1] * 1e6,
-                median3(gpu[1]) * 1e6, median3(host[1]) * 1e6,
-                verdict == CLASS_OURS ? "dlgemm" : "the rival");
+                gpu_med[0] * 1e6, host_med[0] * 1e6, cost[1] * 1e6, gpu_med[1] * 1e6,
+                host_med[1] * 1e6, verdict == CLASS_OURS ? "dlgemm" : "the rival");
     }
   } else {
     cu->StreamSynchronize(s); /* a failed run: nothing may still use the scratch */
@@ -230,37 +241,49 @@ int dlg_rival_enabled(void)
   return dlg_config_get()->rival != DLG_RIVAL_OFF;
 }
 
+/* Whether a CUDA graph is being captured on the stream (or the driver
+ * cannot say: then as if it were). */
+static int capturing(const dlg_cuda_api *cu, void *stream)
+{
+  CUstreamCaptureStatus capture;
+  return cu->StreamIsCapturing((CUstream)stream, &capture) != CUDA_SUCCESS ||
+         capture != CU_STREAM_CAPTURE_STATUS_NONE;
+}
+
 int dlg_rival_take(dlg_rival_call *c)
 {
   const dlg_config *cfg = dlg_config_get();
   const dlg_cuda_api *cu;
-  CUstreamCaptureStatus capture;
   CUdevice dev;
-  rival_class *slot;
+  rival_class *slot = NULL;
   rival_key key;
   char why[160];
-  int state;
+  int state = CLASS_FREE;
 
   if (cfg->rival == DLG_RIVAL_OFF || !(cu = dlg_cuda_api_get(why, sizeof why))) return 0;
   if (cu->CtxGetDevice(&dev) != CUDA_SUCCESS || dev < 0 || dev >= DLG_MAX_DEVICES) return 0;
-  if (cu->StreamIsCapturing((CUstream)c->stream, &capture) != CUDA_SUCCESS ||
-      capture != CU_STREAM_CAPTURE_STATUS_NONE)
-    return 0;
   c->a.device.device_type = c->b.device.device_type = c->c.device.device_type = kDLCUDA;
   c->a.device.device_id = c->b.device.device_id = c->c.device.device_id = (int32_t)dev;
-  if (cfg->rival == DLG_RIVAL_ON) return ours(c);
+  if (cfg->rival == DLG_RIVAL_ON) return !capturing(cu, c->stream) && ours(c);
 
+  /* a class the rival has (or another thread is measuring) costs this lookup
+   * and nothing more: the capture is asked only where dlgemm may answer */
   key = key_of(c);
   pthread_mutex_lock(&table_lock);
-  slot = slot_of(&key);
-  state = slot ? slot->state : CLASS_THEIRS;
-  if (state == CLASS_FREE) slot->state = CLASS_MEASURING;
+  slot = slot_of(&key, 0, &state);
   pthread_mutex_unlock(&table_lock);
+  if (state == CLASS_THEIRS || state == CLASS_MEASURING || capturing(cu, c->stream)) return 0;
   if (state == CLASS_FREE) {
-    state = measure(cu, c);
     pthread_mutex_lock(&table_lock);
-    slot->state = state;
+    slot = slot_of(&key, 1, &state);
     pthread_mutex_unlock(&table_lock);
+    if (!slot) return 0; /* the table is full: the rival has every new class */
+    if (state == CLASS_FREE) { /* claimed here */
+      state = measure(cu, c);
+      pthread_mutex_lock(&table_lock);
+      slot->state = state;
+      pthread_mutex_unlock(&table_lock);
+    }
   }
   if (state != CLASS_OURS) return 0;
   if (ours(c)) return 1;
