@@ -1,7 +1,8 @@
 """dlgemm.torch - PyTorch's CUDA products on dlgemm, with no change to the model.
 
     import dlgemm.torch
-    dlgemm.torch.enable()    # or DLGEMM_TORCH=1 with python/autoload on PYTHONPATH
+    dlgemm.torch.enable()    # every product, measured or not (DLGEMM_TORCH=1 is the
+                             # measured route, below torch: shims/cublas)
 
 registers, through torch.library (pure Python, no extension module), CUDA
 kernels for aten::mm, bmm, addmm and baddbmm of float32, float16 and
