@@ -26,11 +26,11 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
 import sys
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+import alternate
+
 ALL = ("encoder_train", "encoder_infer", "encoder_graph", "gpt_prefill", "gpt_decode",
        "gpt_decode_graph", "gpt_train")
 
@@ -193,40 +193,9 @@ def child(names):
 
 def driver(args):
     names = args.only.split(",") if args.only else list(ALL)
-    rates = {n: {"plain": [], "dlgemm": []} for n in names}
-    checks = {n: [] for n in names}
-    auto = os.path.join(HERE, "..", "python", "autoload")
     log = open(os.path.join(args.out, "torch_models_children.log"), "w") if args.out else None
-    for rnd in range(args.rounds):
-        got = {}
-        for mode in ("plain", "dlgemm") if rnd % 2 == 0 else ("dlgemm", "plain"):
-            env = dict(os.environ)
-            if mode == "dlgemm":
-                env.update(DLGEMM_TORCH="1", PYTHONPATH=auto + os.pathsep + env.get("PYTHONPATH", ""))
-            r = subprocess.run([sys.executable, os.path.abspath(__file__), "--child", ",".join(names)],
-                               env=env, capture_output=True, text=True, timeout=1200)
-            if log:
-                log.write("=== round %d %s exit %d\n%s\n%s\n" % (rnd, mode, r.returncode, r.stdout,
-                                                                   r.stderr[-20000:]))
-            line = [l for l in r.stdout.splitlines() if l.startswith("RESULT ")]
-            if r.returncode or not line:
-                print("round %d %s failed:\n%s" % (rnd, mode, r.stderr[-3000:]))
-                return 1
-            got[mode] = json.loads(line[0][7:])
-            for n in names:
-                rates[n][mode].append(got[mode][n]["rate"])
-        for n in names:
-            p, d = got["plain"][n]["check"], got["dlgemm"][n]["check"]
-            checks[n].append(max(abs(x - y) / max(abs(x), 1e-30) for x, y in zip(p, d)))
-        print("round %d: %s" % (rnd, ", ".join("%s %.3f" % (n, rates[n]["dlgemm"][-1] / rates[n]["plain"][-1])
-                                               for n in names)), flush=True)
-    print("\n| workload | plain | with DLGEMM_TORCH=1 | ratio (medians) | per round | output rel. diff |")
-    print("|---|---|---|---|---|---|")
-    for n in names:
-        p, d = statistics.median(rates[n]["plain"]), statistics.median(rates[n]["dlgemm"])
-        per = ", ".join("%.3f" % (x / y) for x, y in zip(rates[n]["dlgemm"], rates[n]["plain"]))
-        print("| %s | %.1f | %.1f | **%.3f** | %s | %.2g |" % (n, p, d, d / p, per, max(checks[n])))
-    return 0
+    cmd = [sys.executable, os.path.abspath(__file__), "--child", ",".join(names)]
+    return alternate.workloads(names, args.rounds, cmd, "DLGEMM_TORCH", log)
 
 
 def main():

@@ -58,6 +58,18 @@ if want frameworks; then
   grep -E "products on dlgemm|FAIL|cublas route" "$out/torch_autoload.log"
   step torch_models python3 bench/torch_models.py --rounds 3 --out "$out"
   tail -12 "$out/torch_models.log"
+  # DLGEMM_JAX=1: an unmodified jitted program's dot_general (and, with two GPUs
+  # or more, a shard_map over all of them); then DDP with torchrun on 2 and 4 GPUs
+  step jax_route python3 conformance/python/test_jax_route.py
+  grep -E "^(plain|on|auto|cpu):|FAIL|jax route" "$out/jax_route.log"
+  step jax_models python3 bench/jax_models.py --rounds 3 --out "$out"
+  tail -4 "$out/jax_models.log"
+  gpus=$(nvidia-smi -L | wc -l)
+  for n in 2 4; do
+    [ "$gpus" -ge $n ] || { note "SKIP torch_ddp_$n: $gpus GPU(s) here"; continue; }
+    step "torch_ddp_$n" python3 bench/torch_ddp.py --gpus $n --rounds 3 --out "$out"
+    tail -4 "$out/torch_ddp_$n.log"
+  done
 fi
 
 lib=$PWD/$build/libdlgemm.so

@@ -33,7 +33,7 @@ numpy_dir=$("$py" -c "import numpy, os; print(os.path.dirname(os.path.dirname(nu
 [ -n "$numpy_dir" ] && echo "$numpy_dir" > "$("$venv" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')/zz-numpy.pth"
 
 cd "$tmp"  # away from the source tree
-unset DLGEMM_LIBRARY DLGEMM_TORCH DLGEMM_CUBLAS PYTHONPATH
+unset DLGEMM_LIBRARY DLGEMM_TORCH DLGEMM_JAX DLGEMM_CUBLAS PYTHONPATH
 export XDG_CONFIG_HOME=$tmp/config
 where=$("$venv" -c "import dlgemm, dlgemm._lib as l; print(dlgemm.__file__); print(l.path())")
 echo "$where"
@@ -42,17 +42,22 @@ ok test "$(echo "$where" | grep -c "^$tmp/venv/")" -eq 2
 "$venv" -m dlgemm > report.txt
 cat report.txt
 ok grep -q "^dlgemm [0-9.]*, $tmp/venv/.*/dlgemm/libdlgemm.so.0$" report.txt
-ok grep -q "^autoload: off" report.txt
+ok grep -q "^autoload for torch: off" report.txt
+ok grep -q "^autoload for JAX: off" report.txt
 
 loaded='import sys; print(any("libdlgemm" in l for l in open("/proc/self/maps")))'
 ok test "$("$venv" -c "$loaded")" = False
+waiting='import sys; print(any(type(f).__name__ == "_AfterJax" for f in sys.meta_path))'
+ok test "$("$venv" -c "$waiting")" = False
 "$venv" -m dlgemm autoload on
 ok test "$("$venv" -c "$loaded")" = True
+ok test "$("$venv" -c "$waiting")" = False  # JAX's route is DLGEMM_JAX=1's alone
 ok test "$("$venv" -c 'import os; print(os.environ.get("DLGEMM_CUBLAS"))')" = auto
 ok test "$(DLGEMM_TORCH=0 "$venv" -c "$loaded")" = False
 "$venv" -m dlgemm autoload off
 ok test "$("$venv" -c "$loaded")" = False
 ok test "$(DLGEMM_TORCH=1 "$venv" -c "$loaded")" = True
+ok test "$(DLGEMM_JAX=1 "$venv" -c "$waiting")" = True
 
 # the Python tests on the installed package (checks.py leaves the source tree off the path)
 if [ -n "$numpy_dir" ]; then

@@ -1,8 +1,9 @@
 """python -m dlgemm - what a user needs to know about this installation.
 
     python -m dlgemm                 the report below
-    python -m dlgemm autoload on     route every Python program's cuBLAS products
+    python -m dlgemm autoload on     route every Python program's torch products
     python -m dlgemm autoload off    through dlgemm (measured, never slower), or not
+                                     (JAX's dot_general: DLGEMM_JAX=1 alone)
 
 The report: the version and where the library was loaded from; the CUDA
 devices the driver shows and whether the HIP runtime loads (each with why
@@ -112,12 +113,17 @@ def report():
     lines.append(cpu_blas())
     lines += settings()
     lines += calibration()
-    env = os.environ.get("DLGEMM_TORCH")
-    why = ("DLGEMM_TORCH=%s" % env) if env else ("%s says so" % autoload.switch_path()
-                                              if os.path.exists(autoload.switch_path())
-                                              else "never switched on")
-    lines.append("autoload: %s (%s); python -m dlgemm autoload on|off"
-                 % ("on" if autoload.switched_on() else "off", why))
+    for framework, variable in (("torch", "DLGEMM_TORCH"), ("JAX", "DLGEMM_JAX")):
+        env = os.environ.get(variable)
+        if env:
+            why = "%s=%s" % (variable, env)
+        elif variable == "DLGEMM_JAX":
+            why = "DLGEMM_JAX=1 turns it on; the switch does not"
+        else:
+            why = ("%s says so" % autoload.switch_path() if os.path.exists(autoload.switch_path())
+                   else "never switched on") + "; python -m dlgemm autoload on|off"
+        lines.append("autoload for %s: %s (%s)"
+                     % (framework, "on" if autoload.switched_on(variable) else "off", why))
     print("\n".join(lines))
     return 0
 

@@ -13,7 +13,8 @@
  * and exports (abi/dlgemm.map.in); library is the soname stem of the one
  * whose definition comes next.  H(name, library): what those need of the
  * next library besides (the stream, math and pointer modes of a handle, a
- * descriptor's attributes); looked up, never defined here.  Nothing here
+ * descriptor's attributes; a handle of dlgemm's own, shims/cublas/own.c); looked
+ * up, never defined here.  Nothing here
  * needs another header: the map's preprocessing reads it too.
  */
 #ifndef DLG_SHIMS_CUBLAS_NAMES_H
@@ -29,6 +30,8 @@
   X(cublasLtMatmul, "libcublasLt.so")
 
 #define DLG_CUBLAS_HELPERS(H)                           \
+  H(cublasCreate_v2, "libcublas.so")                    \
+  H(cublasSetStream_v2, "libcublas.so")                 \
   H(cublasGetStream_v2, "libcublas.so")                 \
   H(cublasGetMathMode, "libcublas.so")                  \
   H(cublasGetPointerMode_v2, "libcublas.so")            \
