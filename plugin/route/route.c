@@ -17,8 +17,14 @@
  *
  * A backend is "usable" when its probe succeeded (driver and device found,
  * kernels loaded) and it supports the dtype, place and precision of the call.
+ * Where no GPU backend's probe succeeds, DLGEMM_VERBOSE says why once a
+ * process (a machine without a GPU, a driver with no device or too old for
+ * the kernels): each call's line says only that it went to the CPU.
  */
+#include <stdatomic.h>
 #include <stdio.h>
+#include <string.h>
+#include "core/config.h"
 #include "core/errors.h"
 #include "cpu/backend.h"
 #include "route/route.h"
@@ -40,6 +46,24 @@ static const dlg_backend *const builtin_table[] = {
 #endif
     &dlg_backend_cpu,
 };
+
+/* Once a process, with DLGEMM_VERBOSE: every GPU backend's probe failed, and why. */
+static void say_why_cpu(const dlg_config *cfg, const dlg_backend *const *table, size_t n)
+{
+  static atomic_int said;
+  char line[640] = "", reason[192];
+  size_t i, used = 0;
+  if (!cfg->verbose || atomic_load(&said)) return;
+  for (i = 0; i < n; i++) {
+    if (table[i]->family == DLGEMM_BACKEND_CPU) continue;
+    if (table[i]->probe(reason, sizeof reason) == 0) return; /* usable: the call was the reason */
+    used += (size_t)snprintf(line + used, sizeof line - used, "%s%s: %s", used ? "; " : "",
+                             table[i]->name, reason);
+    if (used >= sizeof line) used = sizeof line - 1;
+  }
+  if (used && !atomic_exchange(&said, 1))
+    fprintf(stderr, "dlgemm: no GPU backend is usable (%s): calls go to the CPU\n", line);
+}
 
 static int usable(const dlg_backend *be, const dlg_gemm *g, char *why, size_t why_len)
 {
@@ -111,6 +135,7 @@ const dlg_backend *route_pick_from(const dlg_gemm *g, dlgemm_backend requested,
     dlg_copy_text(why, why_len, "DLGEMM_FORCE=cpu");
   } else if (!gpu) {
     dlg_copy_text(why, why_len, "no usable GPU backend");
+    say_why_cpu(cfg, table, n);
   } else if (cfg->force == DLG_FORCE_GPU) {
     dlg_copy_text(why, why_len, "DLGEMM_FORCE=gpu");
     be = gpu;
@@ -162,6 +187,7 @@ static const dlg_backend *pick_host(const void *call, int level3, const dlg_conf
     return be;
   }
   dlg_copy_text(why, why_len, "no usable GPU backend");
+  say_why_cpu(cfg, table, n);
   return NULL;
 }
 

@@ -336,7 +336,14 @@ static int setup(dlg_cuda_device *dev, int ordinal, char *why, size_t len)
   if (!r) r = create_pool(cu, dev, ordinal);
   cu->CtxPopCurrent(NULL);
   if (r) {
-    snprintf(why, len, "CUDA device %d: loading dlgemm's kernels: %s", ordinal, dlg_cuda_error(r));
+    /* the kernels were built with the toolkit; a driver older than it refuses them */
+    if (r == CUDA_ERROR_UNSUPPORTED_PTX_VERSION || r == CUDA_ERROR_NO_BINARY_FOR_GPU)
+      snprintf(why, len, "CUDA device %d: loading dlgemm's kernels: %s (the NVIDIA driver is "
+               "older than CUDA %d.%d, which they were built with)", ordinal, dlg_cuda_error(r),
+               CUDA_VERSION / 1000, CUDA_VERSION % 1000 / 10);
+    else
+      snprintf(why, len, "CUDA device %d: loading dlgemm's kernels: %s", ordinal,
+               dlg_cuda_error(r));
     return -1;
   }
   dev->ordinal = ordinal;
