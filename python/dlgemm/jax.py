@@ -21,6 +21,8 @@ non-matrix contractions, and products that XLA's SPMD partitioner must see
 as dots (a jit over several devices with automatic sharding; the per-device
 code of shard_map and pmap is taken).
 """
+import os
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -131,9 +133,14 @@ _routes = {}
 def route(platform="cuda"):
     """Lower dot_general through dlgemm on `platform` ("cuda"; "cpu" runs
     the same rule on the CPU handler, for tests).  Idempotent.  Returns the
-    rule XLA had, which still lowers whatever dlgemm does not take."""
+    rule XLA had, which still lowers whatever dlgemm does not take.  The
+    handler measures each class against cuBLAS under DLGEMM_CUBLAS, set to
+    auto here unless set (off: cuBLAS makes every routed product; on:
+    dlgemm makes every one it can); it must be set before the library's
+    first call reads the settings."""
     if platform in _routes:
         return _routes[platform]
+    os.environ.setdefault("DLGEMM_CUBLAS", "auto")
     from jax import lax
     from jax.interpreters import mlir
     from jax._src.interpreters import mlir as mlir_impl

@@ -21,6 +21,7 @@
  * process there is nothing to lose to, and dlgemm makes it.  Without route
  * (dlgemm.jax.matmul, asked for by name) dlgemm always does.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include "api/matmul.h"
@@ -145,11 +146,6 @@ static const char *read_attrs(const dlg_xla_attrs *attrs, xla_attrs *out)
 }
 
 #ifdef DLGEMM_HAVE_CUDA
-static int cublas_side(const dlg_rival_call *call, void *out)
-{
-  return dlg_cublas_own_gemm(call, out);
-}
-
 /* A routed product (see the header comment) in the device's primary
  * context, which XLA shares: 1 when dlgemm or cuBLAS made it, 0 when
  * neither could (dlgemm_matmul then has it, and reports why). */
@@ -158,24 +154,27 @@ static int routed(const xla_view *a, const xla_view *b, xla_view *c, const xla_a
 {
   const dlg_cuda_api *cu = dlg_cuda_api_get(NULL, 0);
   static CUcontext primary[DLG_MAX_DEVICES]; /* retained once, kept: XLA keeps it too */
+  static pthread_mutex_t primary_lock = PTHREAD_MUTEX_INITIALIZER;
   CUdevice dev;
-  CUcontext ctx, popped;
+  CUcontext ctx = NULL, popped;
   dlg_rival_call call;
   int id = c->t.device.device_id, done = 0;
 
   if (!cu || id < 0 || id >= DLG_MAX_DEVICES || !dlg_cublas_own_available()) return 0;
-  if (!primary[id] && (cu->DeviceGet(&dev, id) != CUDA_SUCCESS ||
-                       cu->DevicePrimaryCtxRetain(&ctx, dev) != CUDA_SUCCESS))
-    return 0;
-  if (!primary[id]) primary[id] = ctx;
-  if (cu->CtxPushCurrent(primary[id]) != CUDA_SUCCESS) return 0;
+  pthread_mutex_lock(&primary_lock);
+  if (!primary[id] && cu->DeviceGet(&dev, id) == CUDA_SUCCESS &&
+      cu->DevicePrimaryCtxRetain(&ctx, dev) == CUDA_SUCCESS)
+    primary[id] = ctx;
+  ctx = primary[id];
+  pthread_mutex_unlock(&primary_lock);
+  if (!ctx || cu->CtxPushCurrent(ctx) != CUDA_SUCCESS) return 0;
   memset(&call, 0, sizeof call);
   call.routine = "xla_dot";
   call.a = a->t, call.b = b->t, call.c = c->t;
   call.alpha = at->alpha, call.beta = at->beta;
   call.precision = at->precision;
   call.stream = stream;
-  call.theirs = cublas_side;
+  call.theirs = dlg_cublas_own_gemm;
   done = dlg_rival_take(&call) || dlg_cublas_own_gemm(&call, c->t.data) == 0;
   if (!done && dlg_config_get()->verbose)
     fprintf(stderr, "dlgemm: xla_dot: cuBLAS did not take the product; dlgemm makes it\n");
