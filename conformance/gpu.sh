@@ -7,7 +7,7 @@
 # usage (on the GPU machine, from the repository root):
 #   source .devdeps/env.sh && conformance/gpu.sh [bench-reps]
 # GPU_STEPS picks parts (default all): build ctest python frameworks netlib
-# lapack scalapack sanitizer sass ncu bench tcbench shapes hostbench lapackbench gcnport load
+# lapack scalapack sanitizer sass ncu bench tcbench shapes sweep hostbench lapackbench gcnport load
 # several scalapackbench; GPU_CMAKE_ARGS
 # adds configure options.
 # Logs go to $OUT (or ./gpu-out); the last lines printed are the summary.
@@ -18,7 +18,7 @@ reps=${1:-20}
 build=build-gpu
 summary=()
 note() { summary+=("$1"); echo "== $1"; }
-steps=" ${GPU_STEPS:-build ctest python frameworks netlib lapack scalapack sanitizer sass ncu bench tcbench shapes hostbench lapackbench gcnport load several scalapackbench} "
+steps=" ${GPU_STEPS:-build ctest python frameworks netlib lapack scalapack sanitizer sass ncu bench tcbench shapes sweep hostbench lapackbench gcnport load several scalapackbench} "
 want() { [[ $steps == *" $1 "* ]]; }
 step() { # name, command...
   local name=$1; shift
@@ -179,6 +179,12 @@ fi
 # Every shape class against cuBLAS (issue 22's suite), geometric means per class.
 if want shapes && [ -x $build/bench/bench_shapes ]; then
   $build/bench/bench_shapes 10 2>&1 | tee "$out/bench_shapes.log"
+fi
+# The grid of issue 51 (bench/sweep.c); SWEEP_ARGS picks e.g. --sample 4 or --only bf16.
+if want sweep && [ -x $build/bench/sweep ]; then
+  mkdir -p "$out/sweep"
+  step sweep bash -c "$build/bench/sweep ${SWEEP_ARGS:-} > '$out/sweep/sweep.log'"
+  grep -E "^(class|type|family|sweep) |cells below" "$out/sweep/sweep.log" | tail -50
 fi
 # Host arrays: netlib alone, dlgemm and NVBLAS LD_PRELOAD'ed (issue 5).
 # Reference LAPACK four ways (OpenBLAS from OPENBLAS_DIR or prepare's libopenblas0-pthread).
