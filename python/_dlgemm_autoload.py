@@ -63,7 +63,7 @@ def route_cublas():
 
 
 def route_jax():
-    os.environ.setdefault("DLGEMM_CUBLAS", "auto")
+    # DLGEMM_CUBLAS: dlgemm.jax.route() sets auto (unless set) when jax is imported
     try:
         import dlgemm  # noqa: F401  now, while a source tree's python/ is on the path
     except ImportError as e:

@@ -10,7 +10,7 @@
  * column-major, so B goes first; with C's columns contiguous, A does.
  */
 #include <pthread.h>
-#include <string.h>
+#include "api/validate.h"
 #include "core/config.h"
 #include "cuda/device/driver.h"
 #include "shims/cublas/next.h"
@@ -39,22 +39,15 @@ int dlg_cublas_own_available(void)
 
 /* A matrix of rows x cols whose (i, j) is at i * si + j * sj, as cuBLAS
  * reads a column-major operand: no transpose with leading dimension ld, or
- * transposed; 0 when neither form fits (no unit stride). */
+ * transposed; 0 when neither form fits (the canonical layout that every
+ * backend sees, api/validate.c, decides). */
 static int column_major(int64_t rows, int64_t cols, int64_t si, int64_t sj,
                         cublasOperation_t *op, int64_t *ld)
 {
-  int64_t r1 = rows > 1 ? rows : 1, c1 = cols > 1 ? cols : 1;
-  if (si == 1 || rows == 1) {
-    *op = CUBLAS_OP_N;
-    *ld = cols == 1 ? r1 : sj;
-    if (*ld >= r1) return 1;
-  }
-  if (sj == 1 || cols == 1) {
-    *op = CUBLAS_OP_T;
-    *ld = rows == 1 ? c1 : si;
-    if (*ld >= c1) return 1;
-  }
-  return 0;
+  if (dlg_canonical_layout("operand", rows, cols, &si, &sj) != DLGEMM_OK) return 0;
+  *op = si == 1 ? CUBLAS_OP_N : CUBLAS_OP_T;
+  *ld = si == 1 ? sj : si;
+  return 1;
 }
 
 static int cuda_type(DLDataType t, cudaDataType *out)

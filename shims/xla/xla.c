@@ -156,17 +156,20 @@ static int routed(const xla_view *a, const xla_view *b, xla_view *c, const xla_a
   static CUcontext primary[DLG_MAX_DEVICES]; /* retained once, kept: XLA keeps it too */
   static pthread_mutex_t primary_lock = PTHREAD_MUTEX_INITIALIZER;
   CUdevice dev;
-  CUcontext ctx = NULL, popped;
+  CUcontext ctx, popped;
   dlg_rival_call call;
   int id = c->t.device.device_id, done = 0;
 
   if (!cu || id < 0 || id >= DLG_MAX_DEVICES || !dlg_cublas_own_available()) return 0;
-  pthread_mutex_lock(&primary_lock);
-  if (!primary[id] && cu->DeviceGet(&dev, id) == CUDA_SUCCESS &&
-      cu->DevicePrimaryCtxRetain(&ctx, dev) == CUDA_SUCCESS)
-    primary[id] = ctx;
-  ctx = primary[id];
-  pthread_mutex_unlock(&primary_lock);
+  /* retained on a device's first product; every later one reads it without the lock */
+  if (!(ctx = __atomic_load_n(&primary[id], __ATOMIC_ACQUIRE))) {
+    pthread_mutex_lock(&primary_lock);
+    if (!primary[id] && cu->DeviceGet(&dev, id) == CUDA_SUCCESS &&
+        cu->DevicePrimaryCtxRetain(&ctx, dev) == CUDA_SUCCESS)
+      __atomic_store_n(&primary[id], ctx, __ATOMIC_RELEASE);
+    ctx = primary[id];
+    pthread_mutex_unlock(&primary_lock);
+  }
   if (!ctx || cu->CtxPushCurrent(ctx) != CUDA_SUCCESS) return 0;
   memset(&call, 0, sizeof call);
   call.routine = "xla_dot";
