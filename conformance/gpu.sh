@@ -136,6 +136,12 @@ want sanitizer && for tool in memcheck racecheck; do
     grep -E "ERROR SUMMARY|RACECHECK SUMMARY|passed" "$out/sanitizer_${tool}_narrow_$splits.log"
   done
 done
+# the tiny kernels: products side by side in a block's shared memory, k in chunks
+want sanitizer && for tool in memcheck racecheck; do
+  step "sanitizer_${tool}_tiny" compute-sanitizer --tool $tool --error-exitcode 9 \
+    $build/conformance/test_narrow 12 tiny
+  grep -E "ERROR SUMMARY|RACECHECK SUMMARY|passed" "$out/sanitizer_${tool}_tiny.log"
+done
 want sanitizer && step sanitizer_memcheck_offload env DLGEMM_FORCE=gpu compute-sanitizer \
   --tool memcheck --error-exitcode 9 $build/conformance/test_offload shapes
 # one call's two parts on one GPU sharing A's or B's panels (DLGEMM_PEER): device-to-device
@@ -180,10 +186,11 @@ fi
 if want shapes && [ -x $build/bench/bench_shapes ]; then
   $build/bench/bench_shapes 10 2>&1 | tee "$out/bench_shapes.log"
 fi
-# The grid of issue 51 (bench/sweep.c); SWEEP_ARGS picks e.g. --sample 4 or --only bf16.
+# The grid of issue 51 (bench/sweep.c), every 4th cell of each class and family by
+# default (about 7 minutes on the H100); SWEEP_ARGS picks e.g. --sample 1 or --only bf16.
 if want sweep && [ -x $build/bench/sweep ]; then
   mkdir -p "$out/sweep"
-  step sweep bash -c "$build/bench/sweep ${SWEEP_ARGS:-} > '$out/sweep/sweep.log'"
+  step sweep bash -c "$build/bench/sweep ${SWEEP_ARGS:---sample 4} > '$out/sweep/sweep.log'"
   grep -E "^(class|type|family|sweep) |cells below" "$out/sweep/sweep.log" | tail -50
 fi
 # Host arrays: netlib alone, dlgemm and NVBLAS LD_PRELOAD'ed (issue 5).

@@ -15,7 +15,15 @@
  * kernels (the other kernels would pass the bound too), or for 16-bit
  * inputs with 5 columns or more the wgmma kernels narrow.c hands them to.
  *
- * usage: test_narrow [cases]   (DLGEMM_TEST_SEED replays a run;
+ * With "tiny" the same for the tiny kernels (plugin/cuda/device/tiny.c):
+ * m, n and k each in {1, 2, 3, 4, 5, 7, 8, 9, 13, 16, 17, 23, 24, 31, 32,
+ * 33, 40, 47, 48, 63, 64} (2 x 2 and 4 x 4 a thread, k in one chunk of 32
+ * or two), batches of 1 to 300 (40 above 32^3; broadcast operands among them), float32 under the
+ * strict, TF32 and 3xTF32 policies (all on FP32 FMAs there), and the
+ * VERBOSE line naming the tiny kernel (DLGEMM_TINY=on: every size, where
+ * auto takes only those it was measured to win).
+ *
+ * usage: test_narrow [cases [tiny]]   (DLGEMM_TEST_SEED replays a run;
  * DLGEMM_NARROW_SPLITS pins the kernels' split of k).  Skips (77, reason
  * printed) where no CUDA backend is usable.
  */
@@ -151,9 +159,11 @@ int main(int argc, char **argv)
 {
   static const int narrow[] = {1, 2, 3, 5, 8, 13, 16};
   static const int wide[] = {256, 257, 263, 264, 512, 521, 1000, 1031, 2000};
+  static const int tiny[] = {1, 2, 3, 4, 5, 7, 8, 9, 13, 16, 17, 23, 24, 31, 32, 33, 40, 47, 48, 63, 64};
   static const double scalars[] = {0, 1, -0.75};
   static const char *const names[] = {"float32", "float64", "float16", "bfloat16"};
   const int cases = argc > 1 ? atoi(argv[1]) : 100;
+  const int tiny_mode = argc > 2 && !strcmp(argv[2], "tiny");
   rng r = {test_seed("test_narrow")};
   int t, failed = 0;
   cudrv cu;
@@ -161,19 +171,23 @@ int main(int argc, char **argv)
   CUstream stream;
   char log[2048];
   setenv("DLGEMM_VERBOSE", "1", 1); /* read once, on the first call */
+  if (tiny_mode) setenv("DLGEMM_TINY", "on", 1); /* every size, not only where they win */
   if (!cuda_backend_usable("test_narrow")) return 77;
   cudrv_load(&cu, &ctx);
   CU(cu.StreamCreate(&stream, CU_STREAM_NON_BLOCKING));
   for (t = 0; t < cases; t++) {
-    /* float32 twice: strict and TF32, which takes the same kernels */
-    const int kind = rng_int(&r, 5), tf32 = kind == 4;
+    /* float32 three times: strict, TF32 and 3xTF32, which take the same kernels */
+    const int kind = rng_int(&r, 6), tf32 = kind >= 4;
     const type in = tf32 ? F32 : (type)kind;
     const type out = in == F16 || in == BF16 ? (type)((int[]){F32, F16, BF16})[rng_int(&r, 3)] : in;
-    const int64_t nn = narrow[rng_int(&r, 7)], mn = wide[rng_int(&r, 9)], k = wide[rng_int(&r, 9)];
+    const int64_t nn = narrow[rng_int(&r, 7)], mn = wide[rng_int(&r, 9)];
+    const int64_t k = tiny_mode ? tiny[rng_int(&r, 21)] : wide[rng_int(&r, 9)];
     const int m_narrow = rng_int(&r, 2);
-    const int64_t m = m_narrow ? nn : mn, n = m_narrow ? mn : nn;
+    const int64_t m = tiny_mode ? tiny[rng_int(&r, 21)] : m_narrow ? nn : mn;
+    const int64_t n = tiny_mode ? tiny[rng_int(&r, 21)] : m_narrow ? mn : nn;
     /* the long-double reference bounds the size: no batch of the largest */
-    const int64_t batch = mn * k > 600000 ? 1 : 1 + rng_int(&r, 3);
+    const int64_t batch = tiny_mode ? 1 + rng_int(&r, m * n * k > 32768 ? 40 : 300)
+                          : mn * k > 600000 ? 1 : 1 + rng_int(&r, 3);
     const int bcast = batch > 1 ? rng_int(&r, 4) : 0; /* 1: A, 2: B broadcast */
     const double alpha = scalars[rng_int(&r, 3)], beta = scalars[rng_int(&r, 3)];
     operand a, b, c;
@@ -189,7 +203,8 @@ int main(int argc, char **argv)
     CU(cu.StreamSynchronize(NULL)); /* the copies from pageable memory have landed */
     dlgemm_options_init(&o);
     o.stream = stream;
-    o.precision = tf32 ? DLGEMM_PRECISION_TF32 : DLGEMM_PRECISION_STRICT;
+    o.precision = kind == 5 ? DLGEMM_PRECISION_3XTF32 : tf32 ? DLGEMM_PRECISION_TF32
+                                                             : DLGEMM_PRECISION_STRICT;
     x = (call){&a, &b, &c, alpha, beta, &o, DLGEMM_OK};
     capture_stderr(run_call, &x, log, sizeof log);
     if (x.st != DLGEMM_OK) {
@@ -201,15 +216,17 @@ int main(int argc, char **argv)
     bad = check(&a, &b, &c, c0, m, n, k, batch, alpha, beta);
     /* 16-bit with 5 columns or more may be handed to the wgmma kernels'
      * split-K (narrow.c says when) */
-    if (!strstr(log, "narrow ") && !((in == F16 || in == BF16) && nn > 4 && strstr(log, "wgmma "))) {
-      fprintf(stderr, "  not on the narrow kernels: %s", log);
+    if (tiny_mode ? !strstr(log, "tiny ")
+                  : !strstr(log, "narrow ") &&
+                        !((in == F16 || in == BF16) && nn > 4 && strstr(log, "wgmma "))) {
+      fprintf(stderr, "  not on the %s kernels: %s", tiny_mode ? "tiny" : "narrow", log);
       bad++;
     }
     if (bad) {
       failed++;
       fprintf(stderr, "case %d FAILED: %s%s -> %s batch=%lld (broadcast %s) m=%lld n=%lld k=%lld "
               "alpha=%g beta=%g strides A(%lld,%lld) B(%lld,%lld) C(%lld,%lld): %ld wrong\n", t,
-              names[in], tf32 ? " (tf32)" : "", names[out], (long long)batch,
+              names[in], kind == 5 ? " (3xtf32)" : tf32 ? " (tf32)" : "", names[out], (long long)batch,
               bcast == 1 ? "A" : bcast == 2 ? "B" : "none", (long long)m, (long long)n,
               (long long)k, alpha, beta, (long long)a.strides[1], (long long)a.strides[2],
               (long long)b.strides[1], (long long)b.strides[2], (long long)c.strides[1],
@@ -219,7 +236,8 @@ int main(int argc, char **argv)
     cu.MemFree(a.dev), cu.MemFree(b.dev), cu.MemFree(c.dev);
   }
   CU(cu.StreamDestroy(stream));
-  printf("test_narrow: products with a side of C at most 16 on kDLCUDA tensors\n%d passed, %d failed\n",
-         cases - failed, failed);
+  printf("test_narrow: products %s on kDLCUDA tensors\n%d passed, %d failed\n",
+         tiny_mode ? "with m, n and k at most 64" : "with a side of C at most 16", cases - failed,
+         failed);
   return failed != 0;
 }

@@ -182,6 +182,10 @@ static void load(void)
   /* the narrow kernels (plugin/cuda/device/narrow.c): an escape hatch, and
    * a pinned split for tests and measurements */
   config.narrow = parse_bool("DLGEMM_NARROW", 1);
+  /* the tiny kernels (plugin/cuda/device/tiny.c): where measured to win,
+   * every product they can take (tests), or none */
+  config.tiny = (const int[]){1, 2, 0, 1, 0}[PARSE_CHOICE("DLGEMM_TINY", "auto, on or off", "auto",
+                                                         "on", "off", "1", "0")];
   narrow_splits = parse_nonnegative("DLGEMM_NARROW_SPLITS", 0);
   config.narrow_splits = narrow_splits <= 65535 ? (int)narrow_splits : 65535;
   /* copies of misaligned operands (plugin/cuda/device/pad.c): auto, off, or

@@ -33,6 +33,7 @@ typedef struct dlg_config {
   dlgemm_precision fp32_mode; /* DLGEMM_FP32_MODE=strict|tf32|3xtf32: the BLAS shim's SGEMM policy */
   int narrow;             /* DLGEMM_NARROW=0: C with a side of 16 or less goes to the big tiles too */
   int narrow_splits;      /* DLGEMM_NARROW_SPLITS=N: pin the narrow kernels' split of k (0: choose) */
+  int tiny;               /* DLGEMM_TINY: 1 auto (tiny.c's table), 2 on (m, n, k <= 64), 0 off */
   int wgmma_splits;       /* DLGEMM_WGMMA_SPLITS=N: pin the wgmma kernels' split of k (0: choose) */
   int pad;                /* DLGEMM_PAD: 0 auto, 1 off, 2 always (pad.c) */
   /* The host-array engine (hostarray/engine.c): */

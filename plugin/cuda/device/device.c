@@ -230,6 +230,23 @@ static void load_narrow(const dlg_cuda_api *cu, dlg_cuda_device *dev)
   }
 }
 
+/* The tiny kernels (tiny.cu: dlg_tiny[4]_<type>); a lookup that fails leaves
+ * all of them out, and their products go to the other kernels. */
+static void load_tiny(const dlg_cuda_api *cu, dlg_cuda_device *dev)
+{
+  static const char *const type[DLG_TINY_TYPES] = {"f32", "f64", "f16", "bf16", "c64", "c128"};
+  char name[32];
+  int t;
+  for (t = 0; t < 2 * DLG_TINY_TYPES; t++) {
+    snprintf(name, sizeof name, "dlg_tiny%s_%s", t / DLG_TINY_TYPES ? "4" : "", type[t % DLG_TINY_TYPES]);
+    if (get_kernel(cu, dev, "tiny", name, DLG_TINY_SMEM_CAP,
+                   &dev->tiny[t / DLG_TINY_TYPES][t % DLG_TINY_TYPES])) {
+      memset(dev->tiny, 0, sizeof dev->tiny);
+      return;
+    }
+  }
+}
+
 /* dlgemm's own pool, so its workspaces neither come from nor trim the
  * application's default pool.  Freed blocks stay reserved up to the
  * threshold, DLGEMM_DEVICE_MB or else half the GPU's memory, and the next
@@ -333,6 +350,7 @@ static int setup(dlg_cuda_device *dev, int ordinal, char *why, size_t len)
   if (!r) r = load_level3(cu, dev);
   if (!r) load_wgmma(cu, dev);
   if (!r) load_narrow(cu, dev);
+  if (!r) load_tiny(cu, dev);
   if (!r) r = create_pool(cu, dev, ordinal);
   cu->CtxPopCurrent(NULL);
   if (r) {

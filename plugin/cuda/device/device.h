@@ -11,6 +11,7 @@
 #include "kernels/cuda/dgemm_args.h"
 #include "kernels/cuda/hgemm_args.h"
 #include "kernels/cuda/narrow_args.h"
+#include "kernels/cuda/tiny_args.h"
 #include "kernels/cuda/sgemm_args.h"
 
 enum { DLG_CUDA_MAX_MODULES = 16 };
@@ -65,6 +66,9 @@ typedef struct dlg_cuda_device {
   /* narrow.cu's tensor-core dot kernels, [f16, bf16][nn up to 8, 16]; NULL where absent */
   CUfunction narrow_tc[2][2];
   int narrow_tc_occ[2][2];
+  /* tiny.cu, [0: dlg_tiny_*, 1: dlg_tiny4_*][DLG_TINY_* type]; all NULL
+   * where any is missing */
+  CUfunction tiny[2][DLG_TINY_TYPES];
   CUmemoryPool pool; /* split-K workspaces: stream-ordered, kept for reuse */
   int sms;
   char name[96], bus_id[32]; /* for the routing model's cache key and messages */

@@ -1,6 +1,7 @@
 /*
- * gemm.c - a dlg_gemm on device memory to its kernel family: a C at most
- * 16 wide on one side to the narrow kernels (any real type), float16 /
+ * gemm.c - a dlg_gemm on device memory to its kernel family: m, n and k
+ * all 64 or less to the tiny kernels, a C at most 16 wide on one side to
+ * the narrow kernels (any real type), float16 /
  * bfloat16 inputs to the tensor cores, FP64 to DMMA, FP32 to the SIMT
  * kernels (strict) or the tensor cores (the TF32 policies); a large
  * product's misaligned operands first copied where that pays (pad.c).
@@ -15,6 +16,7 @@
 #include "cuda/device/pad.h"
 #include "cuda/device/sgemm.h"
 #include "cuda/device/tf32.h"
+#include "cuda/device/tiny.h"
 
 static dlgemm_status family(dlg_cuda_device *dev, const dlg_gemm *g, CUstream stream)
 {
@@ -30,6 +32,7 @@ dlgemm_status dlg_cuda_gemm(dlg_cuda_device *dev, const dlg_gemm *g, CUstream st
   dlg_gemm padded;
   CUdeviceptr work;
   dlgemm_status st;
+  if (dlg_cuda_tiny_takes(dev, g)) return dlg_cuda_tiny(dev, g, stream);
   if (dev->narrow_reduce[0] && dlg_cuda_narrow_takes(dev, g)) return dlg_cuda_narrow(dev, g, stream);
   switch (dlg_cuda_padded(dev, g, stream, &padded, &work)) {
   case 0: return family(dev, g, stream);

@@ -274,10 +274,14 @@ int dlg_cuda_wgmma_launch(dlg_cuda_device *dev, int kind, int64_t batch, const d
   const int tf = kind >= DLG_TC_TF32;
   if (!cu || !f || want == 1 || !op1->vec || !op2->vec || a->k == 0 || tiles > INT32_MAX) return 0;
   /* below a 128 x 128 product, half the tile or more would be padding -
-   * except for those of 16 columns or fewer that narrow.c sends here, which
-   * stream their wide operand and are bound by memory, not flops */
+   * except where the product streams a wide operand (16 columns or fewer
+   * from narrow.c, or a narrow side under 128 against 1024 or more of the
+   * other side and of k): that is bound by memory, not flops, and the
+   * padding rows are TMA's zeros, never read.  The mma.sync kernels, with
+   * no split of k, ran bfloat16 8192 x 24..96 x 8192 at 0.21-0.30 of
+   * cuBLAS and TF32 at 0.11-0.26 (H100, the sweep, bench/NOTES.md). */
   if (want != 2 && (a->m < 128 || a->n < 128) && a->m > DLG_NARROW_MAX_NN &&
-      a->n > DLG_NARROW_MAX_NN)
+      a->n > DLG_NARROW_MAX_NN && !((a->m >= 1024 || a->n >= 1024) && a->k >= 1024))
     return 0;
   /* paired: each block's share of a k-contiguous B is one box of bn / 2 rows */
   const int pairs = !narrow && dlg_cuda_wgmma_pairs(dev, on_lines(second), tf && !first->kc);

@@ -13,12 +13,16 @@
  * entry goes back to the caller (who falls back), and one at a later entry
  * leaves the rest to the next BLAS, as the real engine does with its tiles.
  *
+ * Products whose m, n and k are all 64 or less go to the tiny kernels
+ * instead (cuda/device/tiny.c), the whole batch in one launch.
+ *
  * The imaginary parts of alpha and beta are 0: dlgemm_matmul's are real.
  */
 #include <stdint.h>
 #include "core/errors.h"
 #include "core/level3.h"
 #include "cpu/backend.h"
+#include "cuda/device/tiny.h"
 #include "cuda/level3/blas3.h"
 #include "cuda/level3/complex_gemm.h"
 #include "cuda/level3/offload.h"
@@ -37,6 +41,7 @@ dlgemm_status dlg_cuda_complex_device(dlg_cuda_device *dev, const dlg_cuda_api *
 {
   dlg_factor_run r = {0};
   int64_t p;
+  if (dlg_cuda_tiny_takes(dev, g)) return dlg_cuda_tiny(dev, g, stream);
   r.dev = dev, r.cu = cu, r.stream = stream, r.dtype = g->dtype, r.precision = g->precision;
   for (p = 0; p < g->batch && !r.status; p++) {
     const dlg_level3 x = dlg_level3_of_gemm(g, p);
