@@ -5,7 +5,7 @@
 set -euo pipefail
 pkgs=(build-essential cmake pkg-config gfortran check libsubunit-dev libdlpack-dev
       libblas3 libblas-dev libblas-test libblas64-3 liblapack3 liblapack-dev liblapack-test libtmglib3 python3 python3-numpy python3-matplotlib python3-pip python3-setuptools python3-wheel python3-venv hipcc
-      clang libclang-rt-dev openmpi-bin libscalapack-openmpi2.2)
+      clang libclang-rt-dev openmpi-bin libscalapack-openmpi2.2 scalapack-mpi-test)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
