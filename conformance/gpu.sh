@@ -7,8 +7,8 @@
 # usage (on the GPU machine, from the repository root):
 #   source .devdeps/env.sh && conformance/gpu.sh [bench-reps]
 # GPU_STEPS picks parts (default all): build ctest python frameworks netlib
-# lapack scalapack sanitizer sass ncu bench tcbench shapes sweep hostbench lapackbench gcnport load
-# several scalapackbench; GPU_CMAKE_ARGS
+# lapack scalapack sanitizer sass ncu bench tcbench shapes sweep hostbench lapackbench coldstart
+# gcnport load several scalapackbench; GPU_CMAKE_ARGS
 # adds configure options.
 # Logs go to $OUT (or ./gpu-out); the last lines printed are the summary.
 set -u
@@ -18,7 +18,7 @@ reps=${1:-20}
 build=build-gpu
 summary=()
 note() { summary+=("$1"); echo "== $1"; }
-steps=" ${GPU_STEPS:-build ctest python frameworks netlib lapack scalapack sanitizer sass ncu bench tcbench shapes sweep hostbench lapackbench gcnport load several scalapackbench} "
+steps=" ${GPU_STEPS:-build ctest python frameworks netlib lapack scalapack sanitizer sass ncu bench tcbench shapes sweep hostbench lapackbench coldstart gcnport load several scalapackbench} "
 want() { [[ $steps == *" $1 "* ]]; }
 step() { # name, command...
   local name=$1; shift
@@ -198,6 +198,10 @@ fi
 if want lapackbench && [ -x $build/bench/bench_lapack ]; then
   SMALL_SIZES=${LAPACK_SMALL_SIZES:-64,128,256,384,512,1024} RUN_LIMIT=${LAPACK_RUN_LIMIT:-600} \
     bench/lapack.sh $build "$out/lapackbench" dgetrf,dpotrf,sgetrf,dgeqrf,dormqr 2>&1 | tee "$out/lapackbench.log"
+fi
+# Process start to first result: a cuBLAS program against dgemm_ / dgetrf_ through dlgemm (issue 53).
+if want coldstart && [ -x $build/bench/cold_start ]; then
+  bench/cold_start.sh $build ${COLD_N:-1024} ${COLD_ROUNDS:-3} 2>&1 | tee "$out/cold_start.log"
 fi
 if want hostbench && [ -x $build/bench/host_bench ]; then
   bench/host_bench.sh $build "$out/hostbench" ${HOSTBENCH_SIZES:-} 2>&1 | tee "$out/hostbench.log"
