@@ -23,7 +23,7 @@ typedef struct dlg_tiny_args {
   long long batch;
   double alpha, beta; /* the float kernels round them to float */
   int m, n, k;
-  int per_block; /* products a block holds (tiny.c: as many as 256 threads and the shared memory cap allow) */
+  int per_block; /* products a block holds: as many as 256 threads and the smem cap allow */
   int c_type;    /* DLG_HOUT_*: C's type for float16 / bfloat16 inputs */
 } dlg_tiny_args;
 
