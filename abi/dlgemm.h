@@ -93,8 +93,10 @@ typedef enum dlgemm_status {
   DLGEMM_ERR_ABI_VERSION = 14,      /* dlgemm_get_api() asked for an unknown version */
   DLGEMM_ERR_DLPACK_VERSION = 15,   /* a DLManagedTensorVersioned of a major version not taken */
   DLGEMM_ERR_READ_ONLY = 16,        /* C carries DLPack's read-only flag */
-  DLGEMM_ERR_BAD_POINTER = 17       /* a kDLCUDA tensor's data is not memory of that GPU (host
+  DLGEMM_ERR_BAD_POINTER = 17,      /* a kDLCUDA tensor's data is not memory of that GPU (host
                                        memory, freed, another device) or is too short for it */
+  DLGEMM_ERR_OUT_OF_MEMORY = 18     /* the GPU has no memory for the workspace the call needs,
+                                       even after trying the plans that need less */
 } dlgemm_status;
 
 /* How float32 products (of float32 and complex64 tensors) may be computed

@@ -42,4 +42,17 @@ for run in "${runs[@]}"; do
   [ -s "$out/$name" ] || continue
   printf "  %-18s %8.1f ms\n" "$name" "$(sort -g "$out/$name" | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}')"
 done
+# Where a preloaded program's first call spends its time: one more run of
+# each, verbose (the driver, context, modules, kernels, pool, the engine's
+# page-locked chunks, the host model), not timed.
+for name in dgemm_dlgemm dgetrf_dlgemm; do
+  for run in "${runs[@]}"; do
+    [ "${run%%|*}" = "$name" ] || continue
+    IFS='|' read -r name args envs <<<"$run"
+    echo "$name, verbose:"
+    # shellcheck disable=SC2086
+    env $envs DLGEMM_VERBOSE=1 "$prog" $args 2>&1 | grep -E "^dlgemm: (cuda:|host-array|host model|[sd]ge)" |
+      head -6 | cut -c1-240 | sed 's/^/  /'
+  done
+done
 exit $status

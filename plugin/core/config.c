@@ -8,10 +8,12 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 #include "core/config.h"
 
 static dlg_config config;
@@ -80,7 +82,8 @@ static void parse_tile(int *bm, int *bn)
   }
 }
 
-static long fault_count[4];
+static long fault_count[DLG_FAULT_RANDOM];
+static uint64_t draws; /* random:<n>'s xorshift state, seeded by the process */
 static pthread_mutex_t fault_lock = PTHREAD_MUTEX_INITIALIZER;
 static _Thread_local int fault_held;
 
@@ -90,17 +93,25 @@ int dlg_fault_injected(int what)
 {
   const dlg_config *cfg = dlg_config_get();
   int hit;
-  if ((int)cfg->fault != what || fault_held) return 0;
+  if (fault_held || (cfg->fault != DLG_FAULT_RANDOM && (int)cfg->fault != what)) return 0;
   pthread_mutex_lock(&fault_lock);
-  hit = ++fault_count[what] == cfg->fault_at;
+  if (cfg->fault == DLG_FAULT_RANDOM) { /* the soak's: xorshift seeded by the process */
+    if (!draws) draws = 0x9e3779b97f4a7c15ull ^ ((uint64_t)getpid() << 20);
+    draws ^= draws << 13, draws ^= draws >> 7, draws ^= draws << 17;
+    hit = draws % (uint64_t)cfg->fault_at == 0;
+  } else {
+    hit = ++fault_count[what] == cfg->fault_at;
+  }
   pthread_mutex_unlock(&fault_lock);
   return hit;
 }
 
-/* oom|launch|copy:<n>, n >= 1 */
+/* oom|launch|copy|workspace:<n>, n >= 1: the n-th of its kind (workspace:
+ * a device-tensor call's); random:<n>: one of any kind in n, at random,
+ * for as long as the process runs (conformance/soak.c) */
 static void parse_fault(void)
 {
-  static const char *const kinds[] = {"", "oom", "launch", "copy"};
+  static const char *const kinds[] = {"", "oom", "launch", "copy", "workspace", "random"};
   const char *v = getenv("DLGEMM_INJECT_FAULT");
   char word[16], tail;
   long at;
@@ -109,12 +120,12 @@ static void parse_fault(void)
   memset(fault_count, 0, sizeof fault_count); /* a reload starts counting again */
   if (!v || !*v) return;
   if (sscanf(v, "%15[a-z]:%ld%c", word, &at, &tail) == 2 && at >= 1)
-    for (i = 1; i < 4; i++)
+    for (i = 1; i <= DLG_FAULT_RANDOM; i++)
       if (!strcmp(word, kinds[i])) {
         config.fault = i, config.fault_at = at;
         return;
       }
-  complain("DLGEMM_INJECT_FAULT", v, "oom:<n>, launch:<n> or copy:<n>");
+  complain("DLGEMM_INJECT_FAULT", v, "oom:<n>, launch:<n>, copy:<n>, workspace:<n> or random:<n>");
 }
 
 /* DLGEMM_DEVICES: ordinals 0 to DLG_MAX_DEVICES - 1, comma-separated,

@@ -44,8 +44,9 @@ typedef struct dlg_config {
   int peer;               /* DLGEMM_PEER=on: a split call's parts copy shared panels between devices */
   /* DLGEMM_INJECT_FAULT=<what>:<n>: the n-th (from 1) engine event of that
    * kind in this process fails, for tests of the fallback. */
-  enum { DLG_FAULT_NONE, DLG_FAULT_OOM, DLG_FAULT_LAUNCH, DLG_FAULT_COPY } fault;
-  long fault_at;
+  enum { DLG_FAULT_NONE, DLG_FAULT_OOM, DLG_FAULT_LAUNCH, DLG_FAULT_COPY, DLG_FAULT_WORKSPACE,
+         DLG_FAULT_RANDOM } fault;
+  long fault_at; /* the n-th event of its kind fails; DLG_FAULT_RANDOM: 1 in n of any kind */
   /* DLGEMM_LAPACK_MIN_N: factorizations (dgetrf_, dpotrf_...) with
    * min(m, n) below it stay on the next LAPACK */
   double lapack_min_n;

@@ -74,6 +74,7 @@ DLGEMM_API const char *dlgemm_status_string(dlgemm_status status)
   case DLGEMM_ERR_DLPACK_VERSION: return "unsupported DLPack version";
   case DLGEMM_ERR_READ_ONLY: return "C is read-only";
   case DLGEMM_ERR_BAD_POINTER: return "a device tensor's data is not memory of its device";
+  case DLGEMM_ERR_OUT_OF_MEMORY: return "out of GPU memory for the call's workspace";
   }
   return "unknown status";
 }

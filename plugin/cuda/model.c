@@ -288,12 +288,14 @@ static const model *model_get(int slot)
   char dir[400], path[600] = "";
   const char *source = "measured";
   dlg_cuda_device *dev;
+  double t0;
   model *m = &models[slot];
   int *state = &model_state[slot];
   const int known = __atomic_load_n(state, __ATOMIC_ACQUIRE);
   if (known) return known == 1 ? m : NULL; /* every routed host call asks */
   if (!(dev = dlg_cuda_slot_device(slot))) return NULL; /* not remembered: the caller sees why */
   pthread_mutex_lock(&model_lock);
+  t0 = dlg_now();
   if (!*state) {
     const int have_path = cache_path(dev, path, sizeof path, dir, sizeof dir) == 0;
     if (have_path && !dlg_config_get()->recalibrate && load(path, m) == 0) {
@@ -312,10 +314,10 @@ static const model *model_get(int slot)
       __atomic_store_n(state, measured, __ATOMIC_RELEASE);
     }
     if (dlg_config_get()->verbose && *state == 1)
-      fprintf(stderr, "dlgemm: host model (%s%s%s) of cuda:%d: to device %.1f GB/s, to host "
-              "%.1f GB/s, staging %.1f GB/s, kernels %.1f / %.1f TFLOP/s (FP32 / FP64), overhead "
-              "%.0f us, next BLAS %.2f-%.2f / %.2f-%.2f GFLOP/s\n", source, path[0] ? " in " : "",
-              path, dev->ordinal, m->to_device * 1e-9, m->to_host * 1e-9, m->staging * 1e-9,
+      fprintf(stderr, "dlgemm: host model (%s%s%s, %.1f ms) of cuda:%d: to device %.1f GB/s, to "
+              "host %.1f GB/s, staging %.1f GB/s, kernels %.1f / %.1f TFLOP/s (FP32 / FP64), "
+              "overhead %.0f us, next BLAS %.2f-%.2f / %.2f-%.2f GFLOP/s\n", source,
+              path[0] ? " in " : "", path, (dlg_now() - t0) * 1e3, dev->ordinal, m->to_device * 1e-9, m->to_host * 1e-9, m->staging * 1e-9,
               m->kernel[0] * 1e-12, m->kernel[1] * 1e-12, m->overhead * 1e6, m->cpu[0][0] * 1e-9,
               m->cpu[0][1] * 1e-9, m->cpu[1][0] * 1e-9, m->cpu[1][1] * 1e-9);
   }

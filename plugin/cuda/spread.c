@@ -29,6 +29,7 @@
 #include <string.h>
 #include "core/config.h"
 #include "core/errors.h"
+#include "core/threads.h"
 #include "cpu/backend.h"
 #include "cuda/device/driver.h"
 #include "cuda/hostarray/engine.h"
@@ -118,7 +119,7 @@ static void run_parts(part *parts, int n)
 {
   pthread_t thread[DLG_MAX_DEVICES];
   int started[DLG_MAX_DEVICES] = {0}, i;
-  for (i = 1; i < n; i++) started[i] = !pthread_create(&thread[i], NULL, run_part, &parts[i]);
+  for (i = 1; i < n; i++) started[i] = !dlg_thread_start(&thread[i], NULL, run_part, &parts[i]);
   for (i = 1; i < n; i++)
     if (!started[i] && parts[i].share) {
       dlg_share_leave(parts[i].share->board, parts[i].share->part);

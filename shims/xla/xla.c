@@ -243,7 +243,8 @@ static dlg_xla_error *run(dlg_xla_call_frame *frame, int on_gpu)
   if (st == DLGEMM_OK) return NULL;
   snprintf(message, sizeof message, "dlgemm: %s: %s", dlgemm_status_string(st),
            dlgemm_last_error());
-  return xla_error(api, st == DLGEMM_ERR_BACKEND_FAILED ? DLG_XLA_ERR_INTERNAL
+  return xla_error(api, st == DLGEMM_ERR_BACKEND_FAILED  ? DLG_XLA_ERR_INTERNAL
+                       : st == DLGEMM_ERR_OUT_OF_MEMORY ? DLG_XLA_ERR_RESOURCE_EXHAUSTED
                                                         : DLG_XLA_ERR_INVALID_ARGUMENT, message);
 }
 

@@ -48,7 +48,11 @@ typedef struct dlg_xla_context dlg_xla_context;
 
 /* XLA_FFI_DataType values dlgemm takes (S32: the precision attribute). */
 enum { DLG_XLA_S32 = 4, DLG_XLA_F16 = 10, DLG_XLA_F32 = 11, DLG_XLA_F64 = 12, DLG_XLA_BF16 = 16 };
-enum { DLG_XLA_ERR_INVALID_ARGUMENT = 3, DLG_XLA_ERR_INTERNAL = 13 };
+enum {
+  DLG_XLA_ERR_INVALID_ARGUMENT = 3,
+  DLG_XLA_ERR_RESOURCE_EXHAUSTED = 8,
+  DLG_XLA_ERR_INTERNAL = 13
+};
 enum { DLG_XLA_ATTR_SCALAR = 3 };
 
 typedef struct dlg_xla_buffer {

@@ -12,6 +12,7 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include "core/calllog.h"
 #include "core/config.h"
 #include "core/errors.h"
 #include "core/fork.h"
@@ -288,7 +289,9 @@ static int setup(dlg_cuda_device *dev, int ordinal, char *why, size_t len)
   CUdevice d;
   CUresult r;
   int count = 0, t, major = 0, minor = 0;
+  double at[4]; /* when the context, the modules and the kernels were ready */
   if (!cu) return -1;
+  at[0] = dlg_now();
   if ((r = cu->DeviceGetCount(&count)) != CUDA_SUCCESS || count == 0) {
     snprintf(why, len, "no CUDA device (%s)", r ? dlg_cuda_error(r) : "count is 0");
     return -1;
@@ -313,7 +316,9 @@ static int setup(dlg_cuda_device *dev, int ordinal, char *why, size_t len)
     snprintf(why, len, "CUDA device %d: %s", ordinal, dlg_cuda_error(r));
     return -1;
   }
+  at[1] = dlg_now();
   r = load_modules(cu, dev, major, minor);
+  at[2] = dlg_now();
   for (t = 0; !r && t < DLG_TILES; t++) r = load_tile(cu, dev, t);
   if (!r) r = get_kernel(cu, dev, "sgemm_simt", "dlg_sgemm_splitk_reduce", 0, &dev->splitk_reduce);
   if (!r) r = get_kernel(cu, dev, "sgemm_sgpr", "dlg_sgemm_sgpr_64x128", 0, &dev->sgpr);
@@ -351,6 +356,7 @@ static int setup(dlg_cuda_device *dev, int ordinal, char *why, size_t len)
   if (!r) load_wgmma(cu, dev);
   if (!r) load_narrow(cu, dev);
   if (!r) load_tiny(cu, dev);
+  at[3] = dlg_now();
   if (!r) r = create_pool(cu, dev, ordinal);
   cu->CtxPopCurrent(NULL);
   if (r) {
@@ -369,6 +375,12 @@ static int setup(dlg_cuda_device *dev, int ordinal, char *why, size_t len)
   if (cu->DeviceGetPCIBusId(dev->bus_id, sizeof dev->bus_id, d))
     snprintf(dev->bus_id, sizeof dev->bus_id, "%d", ordinal);
   pthread_once(&atfork_once, register_atfork);
+  /* the first call's share of a cold start (bench/cold_start.sh) */
+  if (dlg_config_get()->verbose)
+    fprintf(stderr, "dlgemm: cuda:%d ready in %.1f ms (driver loaded in %.1f before): context "
+            "%.1f, %d modules %.1f, kernels %.1f, pool %.1f\n", ordinal, (dlg_now() - at[0]) * 1e3,
+            dlg_cuda_api_seconds() * 1e3, (at[1] - at[0]) * 1e3, dev->nmodules,
+            (at[2] - at[1]) * 1e3, (at[3] - at[2]) * 1e3, (dlg_now() - at[3]) * 1e3);
   return 0;
 }
 
@@ -397,10 +409,33 @@ int dlg_cuda_device_probe(int ordinal, char *why, size_t len)
   return dlg_device_probe(&devices_once, ordinal, setup_device, "CUDA", why, len);
 }
 
+/* this thread's call: planned without workspaces; refused one */
+static _Thread_local int lean, denied;
+
+int dlg_cuda_lean(void) { return lean; }
+void dlg_cuda_set_lean(int on) { lean = on; }
+int dlg_cuda_take_denied(void)
+{
+  const int was = denied;
+  denied = 0;
+  return was;
+}
+
+CUresult dlg_cuda_workspace(const dlg_cuda_api *cu, const dlg_cuda_device *dev, size_t bytes,
+                            CUstream s, CUdeviceptr *work)
+{
+  const CUresult r = dlg_fault_injected(DLG_FAULT_WORKSPACE)
+                         ? CUDA_ERROR_OUT_OF_MEMORY
+                         : cu->MemAllocFromPoolAsync(work, bytes, dev->pool, s);
+  if (r == CUDA_ERROR_OUT_OF_MEMORY) denied = 1;
+  if (r) *work = 0;
+  return r;
+}
+
 CUresult dlg_cuda_counted_work(const dlg_cuda_api *cu, const dlg_cuda_device *dev, size_t parts,
                                size_t counters, CUstream s, CUdeviceptr *work, CUdeviceptr *counts)
 {
-  CUresult r = cu->MemAllocFromPoolAsync(work, parts + counters * sizeof(int), dev->pool, s);
+  CUresult r = dlg_cuda_workspace(cu, dev, parts + counters * sizeof(int), s, work);
   if (r) {
     *work = 0;
     return r;

@@ -91,4 +91,17 @@ int dlg_cuda_device_probe(int ordinal, char *why, size_t why_len);
 CUresult dlg_cuda_counted_work(const dlg_cuda_api *cu, const dlg_cuda_device *dev, size_t parts,
                                size_t counters, CUstream s, CUdeviceptr *work, CUdeviceptr *counts);
 
+/* A kernel family's workspace (split-K parts) from the device's pool on
+ * stream s.  Refused for want of memory (another process may hold the
+ * GPU), it marks this thread's call denied: dlg_cuda_gemm then plans the
+ * call again lean, and the planners that ask dlg_cuda_lean() pick what
+ * needs no workspace.  Every family allocates before it writes C, so C is
+ * untouched when an allocation fails. */
+CUresult dlg_cuda_workspace(const dlg_cuda_api *cu, const dlg_cuda_device *dev, size_t bytes,
+                            CUstream s, CUdeviceptr *work);
+int dlg_cuda_lean(void);
+/* lean: the planners' switch; denied: read and cleared by the caller */
+void dlg_cuda_set_lean(int on);
+int dlg_cuda_take_denied(void);
+
 #endif

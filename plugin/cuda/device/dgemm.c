@@ -38,7 +38,7 @@ static int splits_for(const dlg_cuda_device *dev, const dlg_dgemm_args *a, long 
 {
   const long long tiles = tiles_of(a), wave = (long long)dev->sms * DLG_DGEMM_BLOCKS_PER_SM;
   long long s;
-  if (batch != 1 || a->k < 1024 || 2 * tiles > wave) return 1;
+  if (batch != 1 || a->k < 1024 || 2 * tiles > wave || dlg_cuda_lean()) return 1;
   s = wave / tiles;
   if (s > a->k / 256) s = a->k / 256;
   return s < 2 ? 1 : (int)s;
@@ -75,7 +75,7 @@ static int tail_splits(const dlg_cuda_device *dev, const dlg_dgemm_args *a, long
   const long long steps = mode > 0 ? 1 : TAIL_MIN_STEPS;
   long long s, chunk;
   *dp = tiles - r;
-  if (mode == 0 || batch != 1 || r == 0 || iters < 2 ||
+  if (mode == 0 || batch != 1 || r == 0 || iters < 2 || dlg_cuda_lean() ||
       (mode < 0 && (tiles < slots || iters < 32)))
     return 0;
   if (2 * r > slots) { /* rounds(q) / q below 0.9, compared as integers */
@@ -218,8 +218,7 @@ static CUresult launch_split(const dlg_cuda_api *cu, dlg_cuda_device *dev, int k
   double *w;
   int m = a->m, n = a->n, parts = (int)last + 1;
   unsigned blocks = (unsigned)((mn + 255) / 256 < 4096 ? (mn + 255) / 256 : 4096);
-  if ((r = cu->MemAllocFromPoolAsync(&work, (size_t)(mn * parts) * 8, dev->pool, stream)))
-    return r;
+  if ((r = dlg_cuda_workspace(cu, dev, (size_t)(mn * parts) * 8, stream, &work))) return r;
   w = (double *)(uintptr_t)work;
   p.k = (int)kchunk, p.beta = 0.0, p.c = w, p.ldc = m, p.sc = mn;
   p.sa = op1->kc ? kchunk : kchunk * op1->ld;

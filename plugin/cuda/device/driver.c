@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+#include "core/calllog.h"
 #include "core/dynlib.h"
 #include "cuda/device/driver.h"
 
@@ -14,6 +15,7 @@ static dlg_cuda_api api;
 static int loaded; /* 1: usable, -1: not */
 static char load_error[192];
 static pthread_once_t once = PTHREAD_ONCE_INIT;
+static double load_seconds; /* dlopen and cuInit, for the cold-start line */
 
 static void load(void)
 {
@@ -34,6 +36,7 @@ static void load(void)
       {"cuMemFreeAsync", offsetof(dlg_cuda_api, MemFreeAsync)},
       {"cuMemPoolCreate", offsetof(dlg_cuda_api, MemPoolCreate)},
       {"cuMemPoolSetAttribute", offsetof(dlg_cuda_api, MemPoolSetAttribute)},
+      {"cuMemPoolGetAttribute", offsetof(dlg_cuda_api, MemPoolGetAttribute)},
       {"cuMemAllocFromPoolAsync", offsetof(dlg_cuda_api, MemAllocFromPoolAsync)},
       {"cuMemsetD32Async", offsetof(dlg_cuda_api, MemsetD32Async)},
       {"cuOccupancyMaxActiveBlocksPerMultiprocessor",
@@ -70,6 +73,7 @@ static void load(void)
       {"cuTensorMapEncodeTiled", offsetof(dlg_cuda_api, TensorMapEncodeTiled)},
   };
   CUresult r;
+  const double t0 = dlg_now();
   if (dlg_dynlib_bind(libs, "NVIDIA driver", syms, sizeof syms / sizeof syms[0], &api, load_error,
                       sizeof load_error)) {
     loaded = -1;
@@ -81,7 +85,10 @@ static void load(void)
     return;
   }
   loaded = 1;
+  load_seconds = dlg_now() - t0;
 }
+
+double dlg_cuda_api_seconds(void) { return load_seconds; }
 
 const dlg_cuda_api *dlg_cuda_api_get(char *why, size_t why_len)
 {

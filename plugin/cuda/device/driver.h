@@ -28,6 +28,7 @@ typedef struct dlg_cuda_api {
   CUresult (*MemFreeAsync)(CUdeviceptr, CUstream);
   CUresult (*MemPoolCreate)(CUmemoryPool *, const CUmemPoolProps *);
   CUresult (*MemPoolSetAttribute)(CUmemoryPool, CUmemPool_attribute, void *);
+  CUresult (*MemPoolGetAttribute)(CUmemoryPool, CUmemPool_attribute, void *);
   CUresult (*MemAllocFromPoolAsync)(CUdeviceptr *, size_t, CUmemoryPool, CUstream);
   CUresult (*MemsetD32Async)(CUdeviceptr, unsigned, size_t, CUstream);
   CUresult (*OccupancyMaxActiveBlocksPerMultiprocessor)(int *, CUfunction, int, size_t);
@@ -75,6 +76,8 @@ typedef struct dlg_cuda_api {
 /* The driver's entry points, or NULL with why[] filled in (no libcuda, a
  * function missing, cuInit failed).  Loaded once, thread-safely. */
 const dlg_cuda_api *dlg_cuda_api_get(char *why, size_t why_len);
+/* Seconds the driver took to load and initialise (DLGEMM_VERBOSE's cold-start line). */
+double dlg_cuda_api_seconds(void);
 
 /* "CUDA_ERROR_OUT_OF_MEMORY: out of memory" style text for r. */
 const char *dlg_cuda_error(CUresult r);

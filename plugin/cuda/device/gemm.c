@@ -26,7 +26,7 @@ static dlgemm_status family(dlg_cuda_device *dev, const dlg_gemm *g, CUstream st
                                                  : dlg_cuda_tf32(dev, g, stream);
 }
 
-dlgemm_status dlg_cuda_gemm(dlg_cuda_device *dev, const dlg_gemm *g, CUstream stream)
+static dlgemm_status planned(dlg_cuda_device *dev, const dlg_gemm *g, CUstream stream)
 {
   char why[160];
   dlg_gemm padded;
@@ -45,4 +45,24 @@ dlgemm_status dlg_cuda_gemm(dlg_cuda_device *dev, const dlg_gemm *g, CUstream st
     return st;
   default: return dlg_fail(DLGEMM_ERR_BACKEND_FAILED, "CUDA kernel launch failed (operand copy)");
   }
+}
+
+/* Planned once; where a workspace could not be had (another process holds
+ * the GPU's memory), planned again without one: C is untouched until a
+ * family's allocations succeed (device.h). */
+dlgemm_status dlg_cuda_gemm(dlg_cuda_device *dev, const dlg_gemm *g, CUstream stream)
+{
+  dlgemm_status st;
+  dlg_cuda_take_denied();
+  st = planned(dev, g, stream);
+  if (st != DLGEMM_OK && dlg_cuda_take_denied()) {
+    dlg_cuda_set_lean(1);
+    st = planned(dev, g, stream);
+    dlg_cuda_set_lean(0);
+    if (st == DLGEMM_OK) dlg_note_more("out of GPU memory for a workspace: planned without one");
+    else if (dlg_cuda_take_denied())
+      st = dlg_fail(DLGEMM_ERR_OUT_OF_MEMORY, "out of GPU memory for the call's workspace, "
+                    "even planned without split-K");
+  }
+  return st;
 }

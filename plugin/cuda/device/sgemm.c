@@ -117,6 +117,7 @@ static void route_pick_kernel(const dlg_cuda_device *dev, const dlg_gemm *g, pla
   const dlg_config *cfg = dlg_config_get();
   dlg_operand op1, op2;
   int t, splits, pin = pinned_tile();
+  const int lean = dlg_cuda_lean(); /* no memory for parts: neither split-K nor stream-K */
   int64_t m, n;
   double best = HUGE_VAL;
 
@@ -140,10 +141,11 @@ static void route_pick_kernel(const dlg_cuda_device *dev, const dlg_gemm *g, pla
    * DLGEMM_SGEMM_STREAMK=on takes stream-K wherever it applies (tests). */
   pl->tile = DLG_TILE_128x128, splits = 1, pl->streamk = 0;
   for (t = 0; t < DLG_TILES; t++) {
-    const int sk = cfg->streamk ? streamk_blocks(dev, t, g, m, n, a->k, cfg->streamk == 1) : 0;
+    const int sk =
+        cfg->streamk && !lean ? streamk_blocks(dev, t, g, m, n, a->k, cfg->streamk == 1) : 0;
     int s;
     if (pin >= 0 && t != pin) continue;
-    for (s = 1; s <= 64 && (s == 1 || a->k / s >= 256); s *= 2) {
+    for (s = 1; s <= (lean ? 1 : 64) && (s == 1 || a->k / s >= 256); s *= 2) {
       double c = plan_cost(dev, t, (double)m, (double)n, (double)a->k, (double)g->batch, s);
       if (c < best && !(cfg->streamk == 1 && pl->streamk))
         best = c, pl->tile = t, splits = s, pl->streamk = 0;
@@ -256,7 +258,7 @@ dlgemm_status dlg_cuda_sgemm(dlg_cuda_device *dev, const dlg_gemm *g, CUstream s
   if (pl.args.splits > 1) {
     size_t bytes = (size_t)pl.args.m * pl.args.n * pl.args.splits * 4 *
                    (size_t)(pl.batch < zmax / pl.args.splits ? pl.batch : zmax / pl.args.splits);
-    if ((r = cu->MemAllocFromPoolAsync(&work, bytes, dev->pool, stream)))
+    if ((r = dlg_cuda_workspace(cu, dev, bytes, stream, &work)))
       return launched(r, "workspace allocation");
   }
   /* grid.z = batch * splits must stay under 65536: launch in batch chunks. */

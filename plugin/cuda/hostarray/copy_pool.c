@@ -35,6 +35,7 @@
 #include "core/calllog.h"
 #include "core/config.h"
 #include "core/fork.h"
+#include "core/threads.h"
 #include "cuda/hostarray/copy_pool.h"
 
 enum { MAX_THREADS = 32, SMALL = 1 << 20, PIECE = 256 << 10 };
@@ -200,7 +201,7 @@ static int start_workers(int n)
   if (n > MAX_THREADS) n = MAX_THREADS;
   while (pool.started + 1 < n) {
     pthread_t t;
-    if (pthread_create(&t, &attr, worker, (void *)(size_t)(pool.started + 1))) break;
+    if (dlg_thread_start(&t, &attr, worker, (void *)(size_t)(pool.started + 1))) break;
     pool.started++;
   }
   pthread_attr_destroy(&attr);

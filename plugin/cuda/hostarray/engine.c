@@ -511,7 +511,7 @@ static int finish_on_cpu(job *j)
  * tiles), else a status with the caller's C untouched. */
 static dlgemm_status run_one(dlg_offload *o, dlg_cuda_device *dev, const dlg_cuda_api *cu,
                              const dlg_gemm *g, const dlg_offload_share *share, int *redone,
-                             char *fault, size_t fault_len)
+                             char *fault, size_t fault_len, CUresult *err)
 {
   const int64_t tm = tile_extent(g->m), tn = tile_extent(g->n);
   job j;
@@ -576,6 +576,7 @@ out:
     for (i = 0; i < DLG_OFFLOAD_COMPUTE_STREAMS; i++) cu->StreamSynchronize(o->compute[i]);
     cu->StreamSynchronize(o->h2d), cu->StreamSynchronize(o->d2h), cu->StreamSynchronize(o->peer);
     snprintf(fault, fault_len, "CUDA %s failed: %s", j.step, dlg_cuda_error(j.err));
+    *err = j.err;
     if (j.touched) *redone = finish_on_cpu(&j);
     else st = dlg_fail(DLGEMM_ERR_BACKEND_FAILED, "%s", fault);
   }
@@ -601,6 +602,38 @@ static double block_bytes(const dlg_gemm *g, double m, double n)
   return (m * (double)g->k + (double)g->k * n + m * n) * (double)dlg_elem_size(g->dtype);
 }
 
+/* Halve the longer side of a bm x bn block; 0 when both are at 256 already. */
+static int halve(int64_t *bm, int64_t *bn)
+{
+  if (*bm <= 256 && *bn <= 256) return 0;
+  if (*bn >= *bm) *bn = (*bn + 1) / 2;
+  else *bm = (*bm + 1) / 2;
+  return 1;
+}
+
+/* What the kernels of a block may allocate beside its panels and tiles
+ * (split-K and packing workspaces), and the driver's own needs. */
+#define ENGINE_MARGIN ((double)(256u << 20))
+
+/* Device bytes this call may hold: the engine's share (setup), but no more
+ * than there is now - free memory plus what dlgemm's pool holds unused,
+ * less the margin, shared with the slots on the device.  Another process
+ * may hold most of the GPU, and give it back later (issue 53). */
+static double call_budget(const dlg_cuda_api *cu, const dlg_cuda_device *dev,
+                          const dlg_offload *o, int slot)
+{
+  size_t freeb = 0, total = 0;
+  cuuint64_t reserved = 0, used = 0;
+  double room;
+  if (cu->MemGetInfo(&freeb, &total)) return (double)o->budget;
+  if (cu->MemPoolGetAttribute(dev->pool, CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT, &reserved) ||
+      cu->MemPoolGetAttribute(dev->pool, CU_MEMPOOL_ATTR_USED_MEM_CURRENT, &used) || used > reserved)
+    reserved = used = 0;
+  room = ((double)freeb + (double)(reserved - used) - ENGINE_MARGIN) /
+         dlg_cuda_slot_sharers(slot);
+  return room < (double)o->budget ? (room > 0 ? room : 0) : (double)o->budget;
+}
+
 static dlgemm_status offload(int slot, const dlg_gemm *g, const dlg_offload_share *share)
 {
   char why[160], fault[200] = "";
@@ -609,9 +642,10 @@ static dlgemm_status offload(int slot, const dlg_gemm *g, const dlg_offload_shar
   dlg_offload *o = engine_of(slot);
   const size_t es = dlg_elem_size(g->dtype);
   int64_t bm = g->m, bn = g->n, p, r0, c0;
-  int redone = 0, blocks = 0, cpu_blocks = 0;
+  int redone = 0, blocks = 0, cpu_blocks = 0, shrunk = 0;
+  double budget;
   dlgemm_status st = DLGEMM_OK;
-  CUresult r;
+  CUresult r, err = CUDA_SUCCESS;
 
   if (!dev) return DLGEMM_ERR_NO_BACKEND;
   if (g->m == 0 || g->n == 0) return DLGEMM_OK;
@@ -623,21 +657,29 @@ static dlgemm_status offload(int slot, const dlg_gemm *g, const dlg_offload_shar
     return dlg_fail(DLGEMM_ERR_BACKEND_FAILED, "CUDA device %d: %s", dev->ordinal,
                     dlg_cuda_error(r));
   }
-  if (!o->ready && (r = setup(slot, dev, cu))) {
-    st = dlg_fail(DLGEMM_ERR_BACKEND_FAILED, "CUDA host-array engine setup failed: %s",
-                  dlg_cuda_error(r));
-    goto out;
+  if (!o->ready) {
+    const double t0 = dlg_now();
+    if ((r = setup(slot, dev, cu))) {
+      st = dlg_fail(DLGEMM_ERR_BACKEND_FAILED, "CUDA host-array engine setup failed: %s",
+                    dlg_cuda_error(r));
+      goto out;
+    }
+    if (dlg_config_get()->verbose) /* the first host call's share of a cold start */
+      fprintf(stderr, "dlgemm: host-array engine of slot %d ready in %.1f ms (%.0f MB "
+              "page-locked)\n", slot, (dlg_now() - t0) * 1e3,
+              (double)o->chunk * (o->nin + o->nout) / 1048576.0);
   }
   o->ready = 1;
   /* Blocks of C whose panels fit the budget, halving the longer side;
-   * decided before anything runs, so a problem too large is refused whole. */
-  while (block_bytes(g, (double)bm, (double)bn) > (double)o->budget && (bm > 256 || bn > 256)) {
-    if (bn >= bm) bn = (bn + 1) / 2;
-    else bm = (bm + 1) / 2;
+   * decided before anything runs, so a problem too large is refused whole
+   * (and the caller answers on the next BLAS). */
+  budget = call_budget(cu, dev, o, slot);
+  while (block_bytes(g, (double)bm, (double)bn) > budget && halve(&bm, &bn)) {
   }
-  if (block_bytes(g, (double)bm, (double)bn) > (double)o->budget) {
-    st = dlg_fail(DLGEMM_ERR_TOO_LARGE, "k=%lld needs more than the engine's %.0f MB of device "
-                  "memory even for 256 x 256 blocks of C", (long long)g->k, o->budget / 1048576.0);
+  if (block_bytes(g, (double)bm, (double)bn) > budget) {
+    st = dlg_fail(DLGEMM_ERR_TOO_LARGE, "k=%lld needs more than the %.0f MB of device memory "
+                  "the engine may use now, even for 256 x 256 blocks of C", (long long)g->k,
+                  budget / 1048576.0);
     goto out;
   }
   /* a part's panels are the other parts' only when it runs as one block;
@@ -646,6 +688,7 @@ static dlgemm_status offload(int slot, const dlg_gemm *g, const dlg_offload_shar
     dlg_share_leave(share->board, share->part);
     share = NULL;
   }
+again:
   for (p = 0; p < g->batch; p++) {
     dlg_matrix a = g->a, b = g->b, c = g->c; /* batch entry p */
     a.data = dlg_batch_at(&g->a, p, es), b.data = dlg_batch_at(&g->b, p, es);
@@ -662,7 +705,14 @@ static dlgemm_status offload(int slot, const dlg_gemm *g, const dlg_offload_shar
         if (fault[0]) { /* after a fault the rest stays on the CPU */
           dlg_backend_cpu.run(&s);
           cpu_blocks++;
-        } else if ((st = run_one(o, dev, cu, &s, share, &redone, fault, sizeof fault))) {
+        } else if ((st = run_one(o, dev, cu, &s, share, &redone, fault, sizeof fault, &err))) {
+          /* Out of memory before anything was written (the device filled
+           * between the budget and the allocation): smaller blocks. */
+          if (!blocks && err == CUDA_ERROR_OUT_OF_MEMORY && halve(&bm, &bn)) {
+            if (share) dlg_share_leave(share->board, share->part);
+            share = NULL, fault[0] = 0, st = DLGEMM_OK, shrunk++;
+            goto again;
+          }
           if (!blocks) goto out; /* nothing written yet: the caller falls back */
           st = DLGEMM_OK;
           dlg_backend_cpu.run(&s);
@@ -674,6 +724,9 @@ static dlgemm_status offload(int slot, const dlg_gemm *g, const dlg_offload_shar
   if (fault[0])
     dlg_note("fallback: %s; %d tile(s) and %d block(s) finished on the next BLAS", fault, redone,
              cpu_blocks);
+  else if (shrunk)
+    dlg_note_more("out of device memory: blocks of C halved %d time(s), to %lld x %lld", shrunk,
+             (long long)bm, (long long)bn);
 out:
   cu->CtxPopCurrent(NULL);
   dlg_copy_leave();
@@ -791,18 +844,28 @@ dlgemm_status dlg_cuda_offload_matrix(int slot, void *host, int64_t ld, CUdevice
   dlg_offload *o = engine_of(slot);
   const dlg_lines l = {host, (size_t)rows * es, (size_t)ld * es, (size_t)cols};
   CUresult r;
+  int tries;
   if (!dev) return DLGEMM_ERR_NO_BACKEND;
   if (!rows || !cols) return DLGEMM_OK;
   pthread_mutex_lock(&o->lock);
   if (!(r = cu->CtxPushCurrent(dev->ctx))) {
     if (!o->ready && !(r = setup(slot, dev, cu))) o->ready = 1;
-    if (!r && l.width <= o->chunk) {
-      r = transfer(cu, o, &l, d, (size_t)dld * es, to_device, s);
-    } else if (!r) { /* a column longer than a chunk: the driver's own staging */
-      const CUDA_MEMCPY2D m = copy2d(host, l.pitch, d, (size_t)dld * es, l.width, l.height,
-                                     to_device);
-      if (!(r = dlg_fault_injected(DLG_FAULT_COPY) ? CUDA_ERROR_UNKNOWN : cu->Memcpy2DAsync(&m, s)))
-        r = cu->StreamSynchronize(s);
+    /* A result's copy back is tried again where it failed: the caller's
+     * matrix may be half overwritten by then (its input is gone), but the
+     * device still holds the whole result and a copy is idempotent.  Only
+     * a device that can no longer be read leaves it incomplete. */
+    for (tries = 0; !r && tries < 3; tries++) {
+      if (l.width <= o->chunk) {
+        r = transfer(cu, o, &l, d, (size_t)dld * es, to_device, s);
+      } else { /* a column longer than a chunk: the driver's own staging */
+        const CUDA_MEMCPY2D m = copy2d(host, l.pitch, d, (size_t)dld * es, l.width, l.height,
+                                       to_device);
+        if (!(r = dlg_fault_injected(DLG_FAULT_COPY) ? CUDA_ERROR_UNKNOWN
+                                                     : cu->Memcpy2DAsync(&m, s)))
+          r = cu->StreamSynchronize(s);
+      }
+      if (!r || to_device) break;
+      if (tries < 2) r = CUDA_SUCCESS; /* once more */
     }
     cu->CtxPopCurrent(NULL);
   }

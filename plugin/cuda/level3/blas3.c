@@ -92,8 +92,9 @@ static CUdeviceptr scratch(dlg_factor_run *r, size_t bytes)
           ? CUDA_ERROR_OUT_OF_MEMORY
           : r->cu->MemAllocFromPoolAsync(&p, bytes, r->dev->pool, r->stream);
   if (e) {
-    r->status = dlg_fail(DLGEMM_ERR_BACKEND_FAILED, "CUDA workspace of %zu bytes: %s", bytes,
-                         dlg_cuda_error(e));
+    r->status = dlg_fail(e == CUDA_ERROR_OUT_OF_MEMORY ? DLGEMM_ERR_OUT_OF_MEMORY
+                                                       : DLGEMM_ERR_BACKEND_FAILED,
+                         "CUDA workspace of %zu bytes: %s", bytes, dlg_cuda_error(e));
     return 0;
   }
   return p;

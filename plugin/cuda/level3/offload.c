@@ -11,9 +11,10 @@
  *
  * Failure.  Every launch is made before anything of the caller's is
  * written: up to there a failure returns a status and the shim hands the
- * call to the next BLAS.  A failure after (a copy back, or a kernel that
- * faults while its block waits to come back) cannot be undone; it is
- * reported on stderr (the caller's matrix is incomplete).
+ * call to the next BLAS.  A copy back that fails is tried again
+ * (dlg_cuda_offload_matrix); one that still fails, or a kernel that faults
+ * while its block waits to come back, cannot be undone: it is reported on
+ * stderr (the caller's matrix is incomplete).
  */
 #include <stdio.h>
 #include <string.h>
