@@ -58,6 +58,7 @@ static void load(void)
       {"cuMemcpyHtoDAsync_v2", offsetof(dlg_cuda_api, MemcpyHtoDAsync)},
       {"cuMemcpyDtoHAsync_v2", offsetof(dlg_cuda_api, MemcpyDtoHAsync)},
       {"cuMemHostAlloc", offsetof(dlg_cuda_api, MemHostAlloc)},
+      {"cuMemFreeHost", offsetof(dlg_cuda_api, MemFreeHost)},
       {"cuMemGetInfo_v2", offsetof(dlg_cuda_api, MemGetInfo)},
       {"cuPointerGetAttributes", offsetof(dlg_cuda_api, PointerGetAttributes)},
       {"cuDeviceGetName", offsetof(dlg_cuda_api, DeviceGetName)},

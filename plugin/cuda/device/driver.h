@@ -50,6 +50,7 @@ typedef struct dlg_cuda_api {
   CUresult (*EventSynchronize)(CUevent);
   CUresult (*StreamWaitEvent)(CUstream, CUevent, unsigned);
   CUresult (*EventDestroy)(CUevent);
+  CUresult (*MemFreeHost)(void *);
   CUresult (*MemcpyHtoDAsync)(CUdeviceptr, const void *, size_t, CUstream);
   CUresult (*MemcpyDtoHAsync)(void *, CUdeviceptr, size_t, CUstream);
   CUresult (*MemHostAlloc)(void **, size_t, unsigned);

@@ -29,6 +29,7 @@
  * the host to one device, and the others copy it from there (gpu/share.h:
  * the handshake; here, the copies and the frees that wait for them).
  */
+#include <math.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,6 +57,7 @@ typedef struct dlg_offload {
   CUstream peer;         /* panels copied from another part's device */
   char *pinned;          /* nin + nout chunks of `chunk` bytes */
   size_t chunk;
+  size_t pinned_more;    /* DLGEMM_PINNED_MB's bytes while the chunks are fewer, else 0 */
   int nin, nout;
   CUevent *chunk_done;   /* per chunk: its last copy finished */
   int *chunk_busy;
@@ -135,33 +137,75 @@ static int failed(job *j, CUresult r, const char *step)
 
 /* --- the engine's lasting state -------------------------------------------- */
 
+/* Page-locked chunks of about `bytes` (4 MB at least; page-locking can be
+ * refused - ulimit, a container - so settle for less), in place of the
+ * engine's own: between calls, when none is busy.  Where none can be had
+ * at all, the engine keeps those it has. */
+static CUresult pin(const dlg_cuda_api *cu, dlg_offload *o, size_t bytes)
+{
+  char *pinned = NULL;
+  CUevent *done;
+  int *busy, i, n;
+  size_t chunk;
+  CUresult r;
+  if (bytes < (4u << 20)) bytes = 4u << 20;
+  while ((r = cu->MemHostAlloc((void **)&pinned, bytes, 0)) && bytes > (4u << 20)) bytes /= 2;
+  if (r) return o->pinned ? CUDA_SUCCESS : r;
+  chunk = bytes / 32 < (1u << 20) ? (1u << 20) : bytes / 32;
+  n = (int)(bytes / chunk);
+  done = calloc((size_t)n, sizeof *done), busy = calloc((size_t)n, sizeof *busy);
+  for (i = 0; done && busy && i < n && !r; i++)
+    r = cu->EventCreate(&done[i], CU_EVENT_DISABLE_TIMING);
+  if (!done || !busy || r) {
+    while (done && i-- > 0) cu->EventDestroy(done[i]);
+    cu->MemFreeHost(pinned);
+    free(done), free(busy);
+    return o->pinned ? CUDA_SUCCESS : r ? r : CUDA_ERROR_OUT_OF_MEMORY;
+  }
+  if (o->pinned) {
+    for (i = 0; i < o->nin + o->nout; i++) cu->EventDestroy(o->chunk_done[i]);
+    cu->MemFreeHost(o->pinned);
+    free(o->chunk_done), free(o->chunk_busy);
+  }
+  o->pinned = pinned, o->chunk = chunk, o->chunk_done = done, o->chunk_busy = busy;
+  o->nout = n / 4 < 2 ? 2 : n / 4, o->nin = n - o->nout;
+  return CUDA_SUCCESS;
+}
+
+/* The chunks a first call starts with: page-locking costs about 0.5 ms a
+ * MB (256 MB: 144 ms on the H100's host, more than a cuBLAS program takes
+ * to its first result), so the engine starts small and grows once. */
+#define FIRST_PINNED ((size_t)16 << 20)
+
+/* All of DLGEMM_PINNED_MB, once a call moves more than four times the
+ * chunks there are (and before the link is measured): fewer chunks would
+ * cost such a call its overlap. */
+static void grow(const dlg_cuda_api *cu, dlg_offload *o, double moved)
+{
+  const size_t have = o->chunk * (size_t)(o->nin + o->nout);
+  if (!o->pinned_more || moved <= 4.0 * (double)have) return;
+  pin(cu, o, o->pinned_more);
+  o->pinned_more = 0; /* whatever it gave: not asked again */
+}
+
 static CUresult setup(int slot, dlg_cuda_device *dev, const dlg_cuda_api *cu)
 {
   dlg_offload *o = engine_of(slot);
   const dlg_config *cfg = dlg_config_get();
   const int sharers = dlg_cuda_slot_sharers(slot);
-  size_t bytes = (size_t)(cfg->pinned_mb * 1048576.0), total = 0, freeb = 0;
+  const size_t bytes = (size_t)(cfg->pinned_mb * 1048576.0);
+  size_t total = 0, freeb = 0;
   cuuint64_t keep;
   CUresult r;
-  int i, n;
+  int i;
   if ((r = cu->StreamCreate(&o->h2d, CU_STREAM_NON_BLOCKING)) ||
       (r = cu->StreamCreate(&o->d2h, CU_STREAM_NON_BLOCKING)) ||
       (r = cu->StreamCreate(&o->peer, CU_STREAM_NON_BLOCKING)))
     return r;
   for (i = 0; i < DLG_OFFLOAD_COMPUTE_STREAMS; i++)
     if ((r = cu->StreamCreate(&o->compute[i], CU_STREAM_NON_BLOCKING))) return r;
-  if (bytes < (4u << 20)) bytes = 4u << 20;
-  /* Page-locking can be refused (ulimit, container): settle for less. */
-  while ((r = cu->MemHostAlloc((void **)&o->pinned, bytes, 0)) && bytes > (4u << 20)) bytes /= 2;
-  if (r) return r;
-  o->chunk = bytes / 32 < (1u << 20) ? (1u << 20) : bytes / 32;
-  n = (int)(bytes / o->chunk);
-  o->nout = n / 4 < 2 ? 2 : n / 4, o->nin = n - o->nout;
-  o->chunk_done = calloc((size_t)n, sizeof *o->chunk_done);
-  o->chunk_busy = calloc((size_t)n, sizeof *o->chunk_busy);
-  if (!o->chunk_done || !o->chunk_busy) return CUDA_ERROR_OUT_OF_MEMORY;
-  for (i = 0; i < n; i++)
-    if ((r = cu->EventCreate(&o->chunk_done[i], CU_EVENT_DISABLE_TIMING))) return r;
+  if ((r = pin(cu, o, bytes < FIRST_PINNED ? bytes : FIRST_PINNED))) return r;
+  o->pinned_more = bytes > FIRST_PINNED ? bytes : 0;
   o->threads = dlg_copy_threads_default();
   /* Half the GPU unless told, shared by the slots on it, and let dlgemm's
    * pool keep that much between calls: re-mapping gigabytes each call
@@ -670,6 +714,8 @@ static dlgemm_status offload(int slot, const dlg_gemm *g, const dlg_offload_shar
               (double)o->chunk * (o->nin + o->nout) / 1048576.0);
   }
   o->ready = 1;
+  grow(cu, o, (double)g->batch * (block_bytes(g, (double)g->m, (double)g->n) +
+                                  (g->beta != 0 ? (double)g->m * g->n * es : 0)));
   /* Blocks of C whose panels fit the budget, halving the longer side;
    * decided before anything runs, so a problem too large is refused whole
    * (and the caller answers on the next BLAS). */
@@ -766,6 +812,7 @@ dlgemm_status dlg_cuda_offload_measure(int slot, double *to_device, double *to_h
   if ((r = cu->CtxPushCurrent(dev->ctx))) goto unlock;
   if ((!o->ready && (r = setup(slot, dev, cu))) || (r = cu->MemAlloc(&d, bytes))) goto out;
   o->ready = 1;
+  grow(cu, o, HUGE_VAL); /* the link as the engine's calls will see it */
   /* Each direction through the first chunk, as the engine's copies go;
    * the second repetition is the one timed. */
 #define PIECE (bytes - off < o->chunk ? bytes - off : o->chunk)
@@ -850,6 +897,7 @@ dlgemm_status dlg_cuda_offload_matrix(int slot, void *host, int64_t ld, CUdevice
   pthread_mutex_lock(&o->lock);
   if (!(r = cu->CtxPushCurrent(dev->ctx))) {
     if (!o->ready && !(r = setup(slot, dev, cu))) o->ready = 1;
+    if (!r) grow(cu, o, (double)rows * (double)cols * (double)es);
     /* A result's copy back is tried again where it failed: the caller's
      * matrix may be half overwritten by then (its input is gone), but the
      * device still holds the whole result and a copy is idempotent.  Only
