@@ -3,15 +3,18 @@
 # a cuBLAS program's context, handle, copies and first DGEMM against an
 # unmodified BLAS program's first dgemm_ with libdlgemm.so preloaded (as
 # routed, and forced onto the GPU), and its first dgetrf_, plain and
-# preloaded; ROUNDS rounds, the programs alternating within each, medians
+# preloaded; and a Python program's first dlgemm.matmul of two NumPy arrays
+# (bench/cold_start.py: the interpreter and numpy's import counted, as a
+# Python user waits for them); ROUNDS rounds, the programs alternating within each, medians
 # at the end.  Each run is a fresh process (bench/cold_start.c says what it
 # counts).  DLGEMM_CACHE_DIR is left as the user has it: with a calibration
 # cache the model is read, not measured, as on a user's second run.
 #
-# usage: cold_start.sh BUILD [N] [ROUNDS] [LU_N]   (defaults 1024, 3, 4096)
+# usage: cold_start.sh BUILD [N] [ROUNDS] [LU_N]   (defaults 1024, 3, 4096; $PYTHON: the
+# interpreter, python3 by default)
 set -u
 build=$1 n=${2:-1024} rounds=${3:-3} lu=${4:-4096}
-prog=$build/bench/cold_start lib=$build/libdlgemm.so
+prog=$build/bench/cold_start lib=$(realpath "$build/libdlgemm.so") here=$(dirname "$(realpath "$0")")
 [ -x "$prog" ] || { echo "cold_start.sh: no $prog (built with -llapack -lblas)"; exit 1; }
 runs=(
   "cublas|cublas $n|"
@@ -20,6 +23,7 @@ runs=(
   "dgemm_dlgemm_gpu|dgemm $n|LD_PRELOAD=$lib DLGEMM_FORCE=gpu"
   "dgetrf_plain|dgetrf $lu|"
   "dgetrf_dlgemm|dgetrf $lu|LD_PRELOAD=$lib"
+  "matmul_dlgemm|matmul $n|DLGEMM_LIBRARY=$lib PYTHONPATH=$here/../python"
 )
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
@@ -28,7 +32,9 @@ for r in $(seq 1 "$rounds"); do
   for run in "${runs[@]}"; do
     IFS='|' read -r name args envs <<<"$run"
     # shellcheck disable=SC2086 # args and envs are words
-    line=$(env $envs COLD_T0="$(date +%s%N)" "$prog" $args 2>"$out/err")
+    cmd=$prog
+    [ "${args%% *}" = matmul ] && cmd="${PYTHON:-python3} $here/cold_start.py" args=${args#matmul }
+    line=$(env $envs COLD_T0="$(date +%s%N)" $cmd $args 2>"$out/err")
     rc=$?
     if [ $rc -eq 77 ]; then echo "round $r $name: skipped ($(head -1 "$out/err"))"; continue; fi
     [ $rc -eq 0 ] || { echo "round $r $name: FAILED ($rc): $line $(head -3 "$out/err")"; status=1; continue; }

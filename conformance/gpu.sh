@@ -8,7 +8,7 @@
 #   source .devdeps/env.sh && conformance/gpu.sh [bench-reps]
 # GPU_STEPS picks parts (default all): build ctest python frameworks netlib
 # lapack scalapack sanitizer sass ncu bench tcbench shapes sweep hostbench lapackbench coldstart
-# gcnport load several scalapackbench; GPU_CMAKE_ARGS
+# neighbours gcnport load several scalapackbench; GPU_CMAKE_ARGS
 # adds configure options.
 # Logs go to $OUT (or ./gpu-out); the last lines printed are the summary.
 set -u
@@ -18,7 +18,7 @@ reps=${1:-20}
 build=build-gpu
 summary=()
 note() { summary+=("$1"); echo "== $1"; }
-steps=" ${GPU_STEPS:-build ctest python frameworks netlib lapack scalapack sanitizer sass ncu bench tcbench shapes sweep hostbench lapackbench coldstart gcnport load several scalapackbench} "
+steps=" ${GPU_STEPS:-build ctest python frameworks netlib lapack scalapack sanitizer sass ncu bench tcbench shapes sweep hostbench lapackbench coldstart neighbours gcnport load several scalapackbench} "
 want() { [[ $steps == *" $1 "* ]]; }
 step() { # name, command...
   local name=$1; shift
@@ -199,9 +199,25 @@ if want lapackbench && [ -x $build/bench/bench_lapack ]; then
   SMALL_SIZES=${LAPACK_SMALL_SIZES:-64,128,256,384,512,1024} RUN_LIMIT=${LAPACK_RUN_LIMIT:-600} \
     bench/lapack.sh $build "$out/lapackbench" dgetrf,dpotrf,sgetrf,dgeqrf,dormqr 2>&1 | tee "$out/lapackbench.log"
 fi
-# Process start to first result: a cuBLAS program against dgemm_ / dgetrf_ through dlgemm (issue 53).
+# Process start to first result: a cuBLAS program against dgemm_ / dgetrf_ through dlgemm
+# and a Python program's first dlgemm.matmul (issue 53).
 if want coldstart && [ -x $build/bench/cold_start ]; then
   bench/cold_start.sh $build ${COLD_N:-1024} ${COLD_ROUNDS:-3} 2>&1 | tee "$out/cold_start.log"
+fi
+# Neighbours (issue 53, conformance/soak): a process holding the GPU's memory,
+# signals, then 2, 4 and 8 processes of 16 threads sharing the GPU for
+# SOAK_SHARE_S seconds each (the issue's 600 in a job of its own), and the
+# soak with faults at random for SOAK_S seconds (its 1800, likewise).
+if want neighbours && [ -x $build/conformance/soak ]; then
+  step soak_pressure $build/conformance/soak pressure
+  step soak_pressure_first $build/conformance/soak pressure 1536 first
+  step soak_signals $build/conformance/soak signals
+  for p in 2 4 8; do
+    step "soak_share_$p" $build/conformance/soak run "${SOAK_SHARE_S:-60}" $p 16
+  done
+  step soak_faults env DLGEMM_INJECT_FAULT=random:40 $build/conformance/soak run "${SOAK_S:-120}" 4 16
+  grep -hE "^(process|GPU memory|host-model|soak|pressure|signals|after it left|SIG|Interrupt|Terminated|the program|exit)" \
+    "$out"/soak_*.log | cut -c1-200
 fi
 if want hostbench && [ -x $build/bench/host_bench ]; then
   bench/host_bench.sh $build "$out/hostbench" ${HOSTBENCH_SIZES:-} 2>&1 | tee "$out/hostbench.log"

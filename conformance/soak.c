@@ -215,8 +215,9 @@ int main(int argc, char **argv)
   if (argc >= 5 && !strcmp(argv[1], "run")) return run(atof(argv[2]), atoi(argv[3]), atoi(argv[4]));
   if (argc >= 2 && !strcmp(argv[1], "signals")) return soak_signals();
   if (argc >= 2 && !strcmp(argv[1], "pressure"))
-    return soak_pressure(argc > 2 ? (size_t)atol(argv[2]) : 1536);
+    return soak_pressure(argc > 2 ? (size_t)atol(argv[2]) : 1536,
+                         argc > 3 && !strcmp(argv[3], "first"));
   fprintf(stderr, "usage: soak run SECONDS PROCESSES THREADS | soak signals | "
-          "soak pressure [LEAVE_MB]\n");
+          "soak pressure [LEAVE_MB [first]]\n");
   return 2;
 }

@@ -22,7 +22,7 @@ int soak_call(int kind, rng *r, const cudrv *cu);
 int soak_has_gpu(void);
 
 /* The memory-pressure scenario (soak_pressure.c); 77 without a GPU. */
-int soak_pressure(size_t leave_mb);
+int soak_pressure(size_t leave_mb, int first);
 
 /* The seed of this run's draws, taken once (testutil.h). */
 uint64_t soak_seed(void);

@@ -84,8 +84,9 @@ static int gemm(rng *r, int most)
     long double ref = 0, mag = 0;
     int l;
     for (l = 0; l < k; l++) {
-      const long double x = (long double)elem(a, is64, ta == 'N' ? 1 : lda, ta == 'N' ? lda : 1, ii, l) *
-                            elem(b, is64, tb == 'N' ? 1 : ldb, tb == 'N' ? ldb : 1, l, jj);
+      const long double x =
+          (long double)elem(a, is64, ta == 'N' ? 1 : lda, ta == 'N' ? lda : 1, ii, l) *
+          elem(b, is64, tb == 'N' ? 1 : ldb, tb == 'N' ? ldb : 1, l, jj);
       ref += x, mag += fabsl(x);
     }
     ref *= alpha, mag *= fabs(alpha);
@@ -154,7 +155,10 @@ static int syrk(rng *r, int most)
       ref += p, mag += fabsl(p);
     }
     ref *= alpha, mag *= alpha;
-    if (beta != 0) ref += beta * c0[ii + (size_t)jj * ldc], mag += fabs(beta * c0[ii + (size_t)jj * ldc]);
+    if (beta != 0) {
+      const double was = c0[ii + (size_t)jj * ldc];
+      ref += beta * was, mag += fabs(beta * was);
+    }
     bad = !near("dsyrk_", c[ii + (size_t)jj * ldc], ref, mag, k + 2, EPS64, 0, 3);
     if (!bad && ii != jj && memcmp(&c[jj + (size_t)ii * ldc], &c0[jj + (size_t)ii * ldc], 8))
       bad = 1, fprintf(stderr, "soak: dsyrk_ wrote the upper triangle\n");
@@ -261,7 +265,10 @@ static int device(rng *r, const cudrv *cu, int most)
       ref += x, mag += fabsl(x);
     }
     ref *= alpha, mag *= fabs(alpha);
-    if (beta != 0) ref += beta * elem(c0, is64, 1, m, ii, jj), mag += fabsl(beta * elem(c0, is64, 1, m, ii, jj));
+    if (beta != 0) {
+      const double was = elem(c0, is64, 1, m, ii, jj);
+      ref += beta * was, mag += fabs(beta * was);
+    }
     /* TF32 rounds each input to 11 bits; 3xTF32 keeps about FP32's */
     bad = !near("dlgemm_matmul", elem(c, is64, 1, m, ii, jj), ref, mag, k + 2, is64 ? EPS64 : EPS32,
                 precision == DLGEMM_PRECISION_TF32 ? 1.0 / 1024 : 0,

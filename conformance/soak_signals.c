@@ -167,7 +167,9 @@ static int by_signal(int sig)
   kill(pid, sig);
   t = wait_end(pid, &status, 10);
   printf("%s during host-array calls: %s after %.3f s\n", strsignal(sig),
-         t >= 0 && WIFSIGNALED(status) && WTERMSIG(status) == sig ? "ended by it" : "NOT ended by it", t);
+         t >= 0 && WIFSIGNALED(status) && WTERMSIG(status) == sig ? "ended by it"
+                                                                   : "NOT ended by it",
+         t);
   return !(t >= 0 && t < 1.0 && WIFSIGNALED(status) && WTERMSIG(status) == sig);
 }
 
@@ -194,7 +196,8 @@ static int exiting(void)
   const pid_t pid = start(exits_in_flight);
   const double t = pid > 0 ? wait_end(pid, &status, 20) : -1;
   printf("exit() with four threads in calls: %s after %.3f s\n",
-         t >= 0 && WIFEXITED(status) && !WEXITSTATUS(status) ? "exited 0" : "did NOT exit cleanly", t);
+         t >= 0 && WIFEXITED(status) && !WEXITSTATUS(status) ? "exited 0" : "did NOT exit cleanly",
+         t);
   return !(t >= 0 && WIFEXITED(status) && !WEXITSTATUS(status));
 }
 

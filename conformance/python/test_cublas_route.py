@@ -22,6 +22,7 @@ Exit 77 (skip) without torch or a GPU.
 import os
 import subprocess
 import sys
+import tempfile
 
 from checks import SKIP, check, close_to_fp64, torch_cuda, verdict  # noqa: E402
 
@@ -127,7 +128,8 @@ def main():
     runs = (("on, autoload", {"DLGEMM_TORCH": "1", "DLGEMM_CUBLAS": "on", "ROUTE_TEST_COMPILE": "1",
                               "PYTHONPATH": os.path.join(ROOT, "python", "autoload")}),
             ("on, LD_PRELOAD", {"LD_PRELOAD": lib, "DLGEMM_CUBLAS": "on"}),
-            ("auto, autoload", {"DLGEMM_TORCH": "1",
+            # a cache of its own: verdicts of earlier runs would leave nothing to measure
+            ("auto, autoload", {"DLGEMM_TORCH": "1", "XDG_CACHE_HOME": tempfile.mkdtemp(),
                                 "PYTHONPATH": os.path.join(ROOT, "python", "autoload")}))
     for name, extra in runs:
         env = dict(os.environ, DLGEMM_VERBOSE="1", **extra)

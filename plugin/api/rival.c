@@ -14,7 +14,8 @@
  * made once, by the winner, on the caller's C.  Later calls of the class
  * cost a table lookup.  While a CUDA graph is being captured nothing is
  * measured or taken (the capture must not sync, allocate or fail): the
- * rival's kernels are what the graph replays.
+ * rival's kernels are what the graph replays.  Verdicts are kept on disk
+ * (rival_cache.h), so a later process looks its classes up at once.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -23,6 +24,7 @@
 #include <string.h>
 #include "api/matmul.h"
 #include "api/rival.h"
+#include "api/rival_cache.h"
 #include "api/validate.h"
 #include "core/calllog.h"
 #include "core/config.h"
@@ -48,6 +50,9 @@ typedef struct rival_class {
 
 static rival_class table[RIVAL_SLOTS];
 static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
+/* per device: the verdicts' file (rival_cache.h), read once; "" where none */
+static char cache_file[DLG_MAX_DEVICES][600];
+static int cache_read[DLG_MAX_DEVICES];
 
 void dlg_rival_operand(dlg_rival_call *call, int i, const void *data, uint8_t code, uint8_t bits,
                        int64_t batch, int64_t batch_stride, int64_t rows, int64_t cols,
@@ -178,8 +183,9 @@ static double median3(double *v)
   return v[RIVAL_REPS / 2];
 }
 
-/* Both sides on a scratch C, alternating; CLASS_OURS or CLASS_THEIRS. */
-static int measure(const dlg_cuda_api *cu, dlg_rival_call *c)
+/* Both sides on a scratch C, alternating; CLASS_OURS or CLASS_THEIRS, and
+ * *measured 1 where that is a measurement (not a failure to make one). */
+static int measure(const dlg_cuda_api *cu, dlg_rival_call *c, int *measured)
 {
   enum { RUNS = 2 * (RIVAL_REPS + 1) };
   size_t bytes = extent(&c->c) * (c->c.dtype.bits / 8);
@@ -219,6 +225,7 @@ static int measure(const dlg_cuda_api *cu, dlg_rival_call *c)
         cost[side] = fmax(gpu_med[side], host_med[side]);
       }
       verdict = cost[0] < RIVAL_MARGIN * cost[1] ? CLASS_OURS : CLASS_THEIRS;
+      *measured = 1;
       if (dlg_config_get()->verbose)
         fprintf(stderr, "dlgemm: %s class of m=%lld n=%lld k=%lld batch=%lld measured: dlgemm "
                 "%.1f us (GPU %.1f, host %.1f), the rival %.1f us (GPU %.1f, host %.1f) -> %s\n",
@@ -234,6 +241,38 @@ static int measure(const dlg_cuda_api *cu, dlg_rival_call *c)
   while (made > 0) cu->EventDestroy(ev[--made]);
   cu->MemFree(scratch);
   return verdict;
+}
+
+/* A verdict from the file: the file is the device's, whatever its ordinal
+ * was when the verdict was made.  Under table_lock. */
+static void put_verdict(const void *key, int ours, void *ctx)
+{
+  rival_key k;
+  rival_class *s;
+  int state;
+  memcpy(&k, key, sizeof k);
+  k.device = (uint8_t)*(const int *)ctx;
+  if ((s = slot_of(&k, 1, &state))) s->state = ours ? CLASS_OURS : CLASS_THEIRS;
+}
+
+/* The device's verdicts from earlier processes, the first time it is seen. */
+static void read_verdicts(const dlg_cuda_api *cu, CUdevice dev, const dlg_rival_call *c)
+{
+  char name[128] = "", bus[32] = "", tag[170];
+  int ordinal = (int)dev;
+  pthread_mutex_lock(&table_lock);
+  if (!cache_read[ordinal]) {
+    cu->DeviceGetName(name, sizeof name, dev);
+    cu->DeviceGetPCIBusId(bus, sizeof bus, dev);
+    snprintf(tag, sizeof tag, "%s-%s", name, bus);
+    if (dlg_rival_cache_path(tag, (const void *)c->theirs, cache_file[ordinal],
+                             sizeof cache_file[ordinal]))
+      cache_file[ordinal][0] = '\0';
+    else if (!dlg_config_get()->recalibrate)
+      dlg_rival_cache_load(cache_file[ordinal], sizeof(rival_key), put_verdict, &ordinal);
+    __atomic_store_n(&cache_read[ordinal], 1, __ATOMIC_RELEASE); /* the file's name is set */
+  }
+  pthread_mutex_unlock(&table_lock);
 }
 
 int dlg_rival_enabled(void)
@@ -268,6 +307,7 @@ int dlg_rival_take(dlg_rival_call *c)
 
   /* a class the rival has (or another thread is measuring) costs this lookup
    * and nothing more: the capture is asked only where dlgemm may answer */
+  if (!__atomic_load_n(&cache_read[dev], __ATOMIC_ACQUIRE)) read_verdicts(cu, dev, c);
   key = key_of(c);
   pthread_mutex_lock(&table_lock);
   slot = slot_of(&key, 0, &state);
@@ -279,10 +319,13 @@ int dlg_rival_take(dlg_rival_call *c)
     pthread_mutex_unlock(&table_lock);
     if (!slot) return 0; /* the table is full: the rival has every new class */
     if (state == CLASS_FREE) { /* claimed here */
-      state = measure(cu, c);
+      int measured = 0;
+      state = measure(cu, c, &measured);
       pthread_mutex_lock(&table_lock);
       slot->state = state;
       pthread_mutex_unlock(&table_lock);
+      if (measured && cache_file[dev][0])
+        dlg_rival_cache_save(cache_file[dev], &key, sizeof key, state == CLASS_OURS);
     }
   }
   if (state != CLASS_OURS) return 0;

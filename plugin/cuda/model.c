@@ -24,6 +24,7 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "core/cache_dir.h"
 #include "core/calllog.h"
 #include "core/config.h"
 #include "core/errors.h"
@@ -170,14 +171,11 @@ static int measure(int slot, dlg_cuda_device *dev, model *m)
 /* $XDG_CACHE_HOME/dlgemm/host-model-<gpu>-<bus>-<blas hash>.txt */
 static int cache_path(const dlg_cuda_device *dev, char *path, size_t len, char *dir, size_t dlen)
 {
-  const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
   const char *blas = dlg_cpu_blas_get()->sgemm_from;
   unsigned long h = 5381;
   char key[160];
   size_t i;
-  if (xdg && *xdg) snprintf(dir, dlen, "%s/dlgemm", xdg);
-  else if (home && *home) snprintf(dir, dlen, "%s/.cache/dlgemm", home);
-  else return -1;
+  if (dlg_cache_dir(dir, dlen)) return -1;
   for (i = 0; blas[i]; i++) h = h * 33 + (unsigned char)blas[i];
   snprintf(key, sizeof key, "%s-%s-%08lx", dev->name, dev->bus_id, h & 0xffffffffUL);
   for (i = 0; key[i]; i++)
@@ -226,15 +224,6 @@ static int load(const char *path, model *m)
   return 0;
 }
 
-/* The cache directory and its parent, where missing. */
-static void make_dirs(const char *dir)
-{
-  char parent[512];
-  snprintf(parent, sizeof parent, "%s", dir);
-  if (strrchr(parent, '/')) *strrchr(parent, '/') = '\0';
-  mkdir(parent, 0755), mkdir(dir, 0755);
-}
-
 /* The ranks of a job on one node would measure at once, each seeing part
  * of the host's memory, which the model then shares out among them again
  * (gpu/trip_cost.c): the processes of a machine measure one at a time,
@@ -246,7 +235,7 @@ static int lock_measuring(const char *dir)
 {
   char lock[600];
   int fd, tries;
-  make_dirs(dir);
+  dlg_cache_make_dir(dir);
   snprintf(lock, sizeof lock, "%s/measuring.lock", dir);
   if ((fd = open(lock, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644)) < 0) return -1;
   for (tries = 0; tries < 600; tries++) {
@@ -266,7 +255,7 @@ static void save(const char *dir, const char *path, const model *m)
   char tmp[600];
   FILE *f;
   int fd;
-  make_dirs(dir);
+  dlg_cache_make_dir(dir);
   snprintf(tmp, sizeof tmp, "%s.%d", path, (int)getpid());
   if ((fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644)) < 0) return;
   if (!(f = fdopen(fd, "w"))) {

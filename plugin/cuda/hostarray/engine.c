@@ -772,7 +772,10 @@ again:
              cpu_blocks);
   else if (shrunk)
     dlg_note_more("out of device memory: blocks of C halved %d time(s), to %lld x %lld", shrunk,
-             (long long)bm, (long long)bn);
+                  (long long)bm, (long long)bn);
+  else if (blocks > g->batch && dlg_config_get()->verbose) /* the budget cut C */
+    dlg_note_more("in blocks of %lld x %lld (%.0f MB of device memory to use)", (long long)bm,
+                  (long long)bn, budget / 1048576.0);
 out:
   cu->CtxPopCurrent(NULL);
   dlg_copy_leave();
