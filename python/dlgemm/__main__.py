@@ -97,7 +97,15 @@ def calibration():
     for f in files:
         lines.append("  %s" % os.path.basename(f))
         with open(f, errors="replace") as fh:
-            lines.extend("    " + l.rstrip() for l in fh.readlines()[:20])
+            text = fh.readlines()
+        if os.path.basename(f).startswith("rival-"):
+            # DLGEMM_CUBLAS=auto's verdicts, a class a line, the last one standing
+            verdicts = dict(l.split() for l in text if len(l.split()) == 2)
+            ours = sum(v == "o" for v in verdicts.values())
+            lines.append("    %d classes of cuBLAS calls measured: %d to dlgemm, %d left to cuBLAS"
+                         % (len(verdicts), ours, len(verdicts) - ours))
+        else:
+            lines.extend("    " + l.rstrip() for l in text[:20])
     return lines
 
 
