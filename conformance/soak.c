@@ -194,6 +194,7 @@ static int run(double seconds, int procs, int threads)
   }
   if (gpu) {
     files = cache_files(dir, &seen, path, sizeof path);
+    if (!first) first = seen; /* written in the run's last second */
     printf("GPU memory in use (all processes): %zu MB after the first third, %zu MB at the end\n",
            used0 >> 20, used1 >> 20);
     if (used1 > used0 + (1ul << 30)) printf("FAIL: the GPU's used memory grew\n"), failed++;
