@@ -50,34 +50,22 @@
 
 namespace tiny {
 
-/* An input type: its accumulator, reading one element as one, the zero. */
-template <typename T> struct in;
-template <> struct in<float> {
-  typedef float acc;
-  static __device__ __forceinline__ float load(const float *p) { return __ldg(p); }
-};
-template <> struct in<double> {
-  typedef double acc;
-  static __device__ __forceinline__ double load(const double *p) { return __ldg(p); }
+/* An input type: its accumulator, and reading one element as one - itself,
+ * except the 16-bit types, which accumulate in float. */
+template <typename T> struct in {
+  typedef T acc;
+  static __device__ __forceinline__ T load(const T *p) { return __ldg(p); }
 };
 template <> struct in<__half> {
   typedef float acc;
-  static __device__ __forceinline__ float load(const __half *p) { return __half2float(__ldg(p)); }
+  static __device__ __forceinline__ float load(const __half *p) { return hconv::widen(__ldg(p)); }
 };
 template <> struct in<__nv_bfloat16> {
   typedef float acc;
   static __device__ __forceinline__ float load(const __nv_bfloat16 *p)
   {
-    return __bfloat162float(__ldg(p));
+    return hconv::widen(__ldg(p));
   }
-};
-template <> struct in<float2> {
-  typedef float2 acc;
-  static __device__ __forceinline__ float2 load(const float2 *p) { return __ldg(p); }
-};
-template <> struct in<double2> {
-  typedef double2 acc;
-  static __device__ __forceinline__ double2 load(const double2 *p) { return __ldg(p); }
 };
 
 template <typename A> static __device__ __forceinline__ A zero() { return A(0); }
