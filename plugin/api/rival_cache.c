@@ -33,14 +33,10 @@ int dlg_rival_cache_path(const char *tag, const void *rival, char *path, size_t 
 {
   char dir[400], name[160];
   unsigned long long h = library_identity(DLG_HASH_START, (const void *)dlg_rival_cache_path);
-  size_t i;
   if (dlg_cache_dir(dir, sizeof dir)) return -1;
   h = library_identity(h, rival);
   snprintf(name, sizeof name, "%s", tag);
-  for (i = 0; name[i]; i++) /* a file name, whatever the driver calls the GPU */
-    if (!((name[i] >= 'a' && name[i] <= 'z') || (name[i] >= 'A' && name[i] <= 'Z') ||
-          (name[i] >= '0' && name[i] <= '9') || name[i] == '-'))
-      name[i] = '_';
+  dlg_cache_name(name);
   snprintf(path, len, "%s/rival-%s-%016llx.txt", dir, name, h);
   return 0;
 }

@@ -25,6 +25,14 @@ void dlg_cache_make_dir(const char *dir)
   mkdir(parent, 0755), mkdir(dir, 0755);
 }
 
+void dlg_cache_name(char *s)
+{
+  for (; *s; s++)
+    if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
+          *s == '-'))
+      *s = '_';
+}
+
 unsigned long long dlg_hash(unsigned long long h, const void *p, size_t len)
 {
   const unsigned char *b = p;

@@ -15,6 +15,10 @@ int dlg_cache_dir(char *dir, size_t len);
  * to meet when they open a file there). */
 void dlg_cache_make_dir(const char *dir);
 
+/* Every character of s that a file name should not carry (what a driver
+ * calls its GPU: spaces, colons, slashes) made '_'. */
+void dlg_cache_name(char *s);
+
 /* FNV-1a of len bytes, continuing from h (start: DLG_HASH_START). */
 #define DLG_HASH_START 1469598103934665603ull
 unsigned long long dlg_hash(unsigned long long h, const void *p, size_t len);

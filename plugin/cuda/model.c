@@ -178,10 +178,7 @@ static int cache_path(const dlg_cuda_device *dev, char *path, size_t len, char *
   if (dlg_cache_dir(dir, dlen)) return -1;
   for (i = 0; blas[i]; i++) h = h * 33 + (unsigned char)blas[i];
   snprintf(key, sizeof key, "%s-%s-%08lx", dev->name, dev->bus_id, h & 0xffffffffUL);
-  for (i = 0; key[i]; i++)
-    if (!((key[i] >= 'a' && key[i] <= 'z') || (key[i] >= 'A' && key[i] <= 'Z') ||
-          (key[i] >= '0' && key[i] <= '9') || key[i] == '-'))
-      key[i] = '_';
+  dlg_cache_name(key);
   snprintf(path, len, "%s/host-model-%s.txt", dir, key);
   return 0;
 }
