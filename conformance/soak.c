@@ -34,17 +34,9 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 #include "cudrv.h"
 #include "soak.h"
-
-static double now(void)
-{
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 /* --- one process's threads --------------------------------------------------- */
 
@@ -62,7 +54,7 @@ static void *work(void *arg)
   worker *w = arg;
   rng r = {soak_seed() ^ ((uint64_t)getpid() << 16) ^ (uint64_t)w->id * 0x9e3779b9u};
   if (w->gpu) gpu_api.CtxSetCurrent(gpu_ctx);
-  while (now() < w->until) {
+  while (soak_now() < w->until) {
     const int kind = rng_int(&r, w->gpu ? SOAK_KINDS : SOAK_KINDS - 1);
     w->wrong += soak_call(kind, &r, w->gpu ? &gpu_api : NULL);
     w->calls[kind]++;
@@ -75,7 +67,7 @@ static int run_process(int index, int threads, double until, int gpu)
 {
   worker *w = calloc((size_t)threads, sizeof *w);
   pthread_t *t = calloc((size_t)threads, sizeof *t);
-  const double third = now() + (until - now()) / 3;
+  const double third = soak_now() + (until - soak_now()) / 3;
   long calls[SOAK_KINDS] = {0}, wrong = 0, rss0, rss1, total = 0;
   int i, k;
   if (gpu) cudrv_load(&gpu_api, &gpu_ctx);
@@ -83,7 +75,7 @@ static int run_process(int index, int threads, double until, int gpu)
     w[i].id = i, w[i].gpu = gpu, w[i].until = until;
     pthread_create(&t[i], NULL, work, &w[i]);
   }
-  while (now() < third) usleep(20000);
+  while (soak_now() < third) usleep(20000);
   rss0 = rss_kb();
   for (i = 0; i < threads; i++) pthread_join(t[i], NULL);
   rss1 = rss_kb();
@@ -153,7 +145,7 @@ static size_t gpu_used(const cudrv *cu)
 static int run(double seconds, int procs, int threads)
 {
   const int gpu = soak_has_gpu();
-  const double until = now() + seconds;
+  const double until = soak_now() + seconds;
   char dir[] = "/tmp/dlgemm-soak-XXXXXX", path[700] = "";
   pid_t *pid = calloc((size_t)procs, sizeof *pid);
   int i, failed = 0, files = 0, replaced = 0;
@@ -172,8 +164,8 @@ static int run(double seconds, int procs, int threads)
   for (i = 0; i < procs; i++)
     if ((pid[i] = fork()) == 0) _exit(run_process(i, threads, until, gpu));
   if (gpu) cudrv_load(&cu, &ctx); /* after the fork: the children start clean */
-  while (now() < until - 1) {
-    const double left = until - now();
+  while (soak_now() < until - 1) {
+    const double left = until - soak_now();
     files = cache_files(dir, &seen, path, sizeof path);
     if (files == 1) {
       if (!first) first = seen;

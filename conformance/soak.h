@@ -17,6 +17,9 @@ extern const char *const soak_kind_name[SOAK_KINDS];
  * cu: the driver, for SOAK_DEVICE, with a context current on this thread. */
 int soak_call(int kind, rng *r, const cudrv *cu);
 
+/* Seconds on the monotonic clock. */
+double soak_now(void);
+
 /* Whether the driver sees a GPU, asked in a child: a process whose parent
  * initialised CUDA before fork() cannot use it. */
 int soak_has_gpu(void);

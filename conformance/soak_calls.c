@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "blas_symbols.h"
@@ -281,6 +282,13 @@ static int device(rng *r, const cudrv *cu, int most)
   if (dc) cu->MemFree(dc);
   free(a), free(b), free(c), free(c0);
   return bad;
+}
+
+double soak_now(void)
+{
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
 uint64_t soak_seed(void)

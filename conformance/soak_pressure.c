@@ -21,17 +21,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 #include "blas_symbols.h"
 #include "soak.h"
-
-static double now(void)
-{
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 /* --- the neighbour: 'g' grab all but leave_mb, 's' squeeze the rest, 'q' go --- */
 
@@ -81,9 +73,9 @@ static void host_dgemm(void *arg)
   rng r = {12345};
   int s;
   for (i = 0; i < (size_t)n * n; i++) a[i] = rng_unit(&r), c[i] = NAN;
-  t0 = now();
+  t0 = soak_now();
   dgemm_("N", "T", &n, &n, &n, &one, a, &n, a, &n, &zero, c, &n, 1, 1);
-  h->seconds = now() - t0, h->wrong = 0;
+  h->seconds = soak_now() - t0, h->wrong = 0;
   for (s = 0; s < 32; s++) { /* C = A A^T */
     const int x = rng_int(&r, n), y = rng_int(&r, n);
     long double ref = 0, mag = 0;

@@ -12,17 +12,9 @@
 #include <string.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 #include "blas_symbols.h"
 #include "soak.h"
-
-static double now(void)
-{
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 static int gpu;
 
@@ -70,10 +62,10 @@ static void say_ready(int fd)
 /* Seconds until pid ends, and how (its wait status). */
 static double wait_end(pid_t pid, int *status, double limit)
 {
-  const double t0 = now();
-  while (now() - t0 < limit) {
+  const double t0 = soak_now();
+  while (soak_now() - t0 < limit) {
     const pid_t w = waitpid(pid, status, WNOHANG);
-    if (w == pid) return now() - t0;
+    if (w == pid) return soak_now() - t0;
     usleep(2000);
   }
   kill(pid, SIGKILL);
@@ -140,15 +132,15 @@ static void shares_gpu(int ready)
   rng r = {soak_seed() ^ ((uint64_t)getpid() << 16)};
   cudrv cu;
   CUcontext ctx;
-  const double t0 = now();
+  const double t0 = soak_now();
   long wrong = 0, late = 0;
   if (gpu) cudrv_load(&cu, &ctx);
   wrong += soak_call(SOAK_GEMM, &r, gpu ? &cu : NULL);
   say_ready(ready);
-  while (now() - t0 < 6) {
+  while (soak_now() - t0 < 6) {
     const int kind = rng_int(&r, gpu ? SOAK_KINDS : SOAK_KINDS - 1);
     wrong += soak_call(kind, &r, gpu ? &cu : NULL);
-    late += now() - t0 > 3;
+    late += soak_now() - t0 > 3;
   }
   printf("  neighbour %d: %ld calls after the kill, %ld wrong\n", (int)getpid(), late, wrong);
   fflush(stdout);
@@ -201,13 +193,11 @@ static int exiting(void)
   return !(t >= 0 && WIFEXITED(status) && !WEXITSTATUS(status));
 }
 
-static void killed_one(int ready) { shares_gpu(ready); }
-
 static int kill_neighbour(void)
 {
   pid_t pid[3];
   int i, status, failed = 0;
-  for (i = 0; i < 3; i++) pid[i] = start(killed_one);
+  for (i = 0; i < 3; i++) pid[i] = start(shares_gpu);
   if (pid[0] <= 0 || pid[1] <= 0 || pid[2] <= 0) return printf("FAIL: a neighbour died\n"), 1;
   usleep(1500000);
   kill(pid[0], SIGKILL);
