@@ -662,14 +662,17 @@ static int halve(int64_t *bm, int64_t *bn)
 /* Device bytes this call may hold: the engine's share (setup), but no more
  * than there is now - free memory plus what dlgemm's pool holds unused,
  * less the margin, shared with the slots on the device.  Another process
- * may hold most of the GPU, and give it back later (issue 53). */
+ * may hold most of the GPU, and give it back later (issue 53).  A call
+ * that needs no more than the margin (`need` bytes) does not ask the
+ * driver: most calls are such, and where even that is not to be had, its
+ * allocation fails and its blocks halve (offload). */
 static double call_budget(const dlg_cuda_api *cu, const dlg_cuda_device *dev,
-                          const dlg_offload *o, int slot)
+                          const dlg_offload *o, int slot, double need)
 {
   size_t freeb = 0, total = 0;
   cuuint64_t reserved = 0, used = 0;
   double room;
-  if (cu->MemGetInfo(&freeb, &total)) return (double)o->budget;
+  if (need <= ENGINE_MARGIN || cu->MemGetInfo(&freeb, &total)) return (double)o->budget;
   if (cu->MemPoolGetAttribute(dev->pool, CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT, &reserved) ||
       cu->MemPoolGetAttribute(dev->pool, CU_MEMPOOL_ATTR_USED_MEM_CURRENT, &used) || used > reserved)
     reserved = used = 0;
@@ -719,7 +722,7 @@ static dlgemm_status offload(int slot, const dlg_gemm *g, const dlg_offload_shar
   /* Blocks of C whose panels fit the budget, halving the longer side;
    * decided before anything runs, so a problem too large is refused whole
    * (and the caller answers on the next BLAS). */
-  budget = call_budget(cu, dev, o, slot);
+  budget = call_budget(cu, dev, o, slot, block_bytes(g, (double)bm, (double)bn));
   while (block_bytes(g, (double)bm, (double)bn) > budget && halve(&bm, &bn)) {
   }
   if (block_bytes(g, (double)bm, (double)bn) > budget) {
