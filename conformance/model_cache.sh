@@ -26,7 +26,8 @@ run "$tmp/good"
 if ! grep -q "host model (measured" "$tmp/log"; then
   echo "SKIP: no host model was measured (no usable GPU?):"; grep -m3 dlgemm "$tmp/log"; exit 77
 fi
-file=$(sed -n 's/.*host model (measured in \([^)]*\)).*/\1/p' "$tmp/log" | head -1)
+# the line: "host model (measured in PATH, 495.8 ms) of cuda:0: ..."
+file=$(sed -n 's/.*host model (measured in \([^,)]*\)[,)].*/\1/p' "$tmp/log" | head -1)
 name=${file#"$tmp/good/"}
 [ -f "$file" ] || { echo "FAIL: no cache file at $file"; exit 1; }
 fail=0

@@ -25,12 +25,35 @@ enum { DLG_LU_COLUMN, DLG_LASWP, DLG_TRSM_LEAF, DLG_POTRF_LEAF, DLG_TRI_ADD, DLG
 enum { DLG_L3_SCALE, DLG_L3_TRI_SCALE, DLG_L3_TRI_MERGE, DLG_L3_SYMMETRIZE, DLG_L3_TRI_FILL,
        DLG_L3_TRSM_LEAF, DLG_L3_CPACK, DLG_L3_CPLAIN, DLG_L3_KERNELS };
 
+/* The sets of kernels looked up together, each on its first use
+ * (kernels.h): a program whose first call is a dgemm_ pays for the
+ * DMMA kernels' lookups, not for all of them (cold start, issue 53).  A
+ * set marked optional in device.c may be missing: its functions stay NULL
+ * and the calls that would use it go to the other kernels. */
+typedef enum {
+  DLG_KERNELS_SIMT,   /* sgemm_simt.cu's tiles, stream-K, split-K reduce; sgemm_sgpr.cu */
+  DLG_KERNELS_DMMA,   /* dgemm_dmma.cu; dgemm_tma.cu where it loads */
+  DLG_KERNELS_MMA,    /* hgemm_mma.cu, tf32_pack.cu's packing */
+  DLG_KERNELS_WGMMA,  /* the hgemm_wgmma*.cu images (optional: sm_90a) */
+  DLG_KERNELS_PAD,    /* tf32_pack.cu's aligned copy (pad.c) */
+  DLG_KERNELS_NARROW, /* narrow.cu (optional) */
+  DLG_KERNELS_TINY,   /* tiny.cu (optional) */
+  DLG_KERNELS_LAPACK, /* lapack.cu */
+  DLG_KERNELS_LEVEL3, /* level3.cu */
+  DLG_KERNEL_SETS
+} dlg_kernel_set;
+
 typedef struct dlg_cuda_device {
   int ordinal;
   CUcontext ctx;     /* the primary context: the one the runtime API uses too */
   CUmodule modules[DLG_CUDA_MAX_MODULES]; /* one per kernel family image (images.h) */
   const char *module_family[DLG_CUDA_MAX_MODULES]; /* whose image each module is */
   int nmodules;
+  /* per kernel set: 0 not looked up yet, 1 ready, -1 failed (its CUresult
+   * in sets_error); read without the lock once non-zero */
+  int sets[DLG_KERNEL_SETS];
+  CUresult sets_error[DLG_KERNEL_SETS];
+  pthread_mutex_t sets_lock;
   CUfunction sgemm[DLG_TILES][4]; /* [tile][a_kc * 2 + b_kc] */
   CUfunction sgemm_streamk[DLG_TILES][4];
   int blocks_per_sm[DLG_TILES];   /* occupancy of each tile's kernels */
@@ -75,7 +98,7 @@ typedef struct dlg_cuda_device {
 } dlg_cuda_device;
 
 /* The device, initialised on first use (context, modules loaded from the
- * embedded fatbins), or NULL with a dlgemm_last_error() message. */
+ * embedded fatbins; their kernels are looked up per set), or NULL with a dlgemm_last_error() message. */
 dlg_cuda_device *dlg_cuda_device_get(int ordinal);
 
 /* The backend's probe: 0 when device `ordinal` (the first of host-array

@@ -20,6 +20,7 @@
 #include "core/errors.h"
 #include "cuda/device/driver.h"
 #include "cuda/device/dgemm.h"
+#include "cuda/device/kernels.h"
 #include "cuda/device/orient.h"
 
 /* C's tiles: the kernel's grid is one-dimensional over them. */
@@ -249,9 +250,11 @@ dlgemm_status dlg_cuda_dgemm(dlg_cuda_device *dev, const dlg_gemm *g, CUstream s
   int kernel, splits, tail = 0, tma = 0;
   long long dp = 0;
   CUresult r = CUDA_SUCCESS;
+  dlgemm_status st;
 
   if (g->m > INT32_MAX || g->n > INT32_MAX || g->k > INT32_MAX)
     return dlg_fail(DLGEMM_ERR_TOO_LARGE, "m, n and k must each fit in 32 bits");
+  if ((st = dlg_cuda_kernels(dev, DLG_KERNELS_DMMA))) return st;
   memset(&a, 0, sizeof a); /* no tail fields by accident */
   dlg_orient(g, &op1, &op2, &m, &n);
   a.m = (int)m, a.n = (int)n, a.k = (int)g->k;

@@ -33,7 +33,7 @@ static dlgemm_status planned(dlg_cuda_device *dev, const dlg_gemm *g, CUstream s
   CUdeviceptr work;
   dlgemm_status st;
   if (dlg_cuda_tiny_takes(dev, g)) return dlg_cuda_tiny(dev, g, stream);
-  if (dev->narrow_reduce[0] && dlg_cuda_narrow_takes(dev, g)) return dlg_cuda_narrow(dev, g, stream);
+  if (dlg_cuda_narrow_takes(dev, g)) return dlg_cuda_narrow(dev, g, stream);
   switch (dlg_cuda_padded(dev, g, stream, &padded, &work)) {
   case 0: return family(dev, g, stream);
   case 1:

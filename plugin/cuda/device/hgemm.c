@@ -20,6 +20,7 @@
 #include "core/errors.h"
 #include "cuda/device/driver.h"
 #include "cuda/device/hgemm.h"
+#include "cuda/device/kernels.h"
 #include "cuda/device/narrow.h"
 #include "cuda/device/orient.h"
 
@@ -343,6 +344,15 @@ int dlg_cuda_wgmma_launch(dlg_cuda_device *dev, int kind, int64_t batch, const d
   return *r ? -1 : 1;
 }
 
+dlgemm_status dlg_cuda_tc_kernels(dlg_cuda_device *dev)
+{
+  const dlgemm_status st = dlg_cuda_kernels(dev, DLG_KERNELS_MMA);
+  /* optional, never a failure: the wgmma kernels, and the narrow set's
+   * reduce that their split plans use */
+  if (!st) dlg_cuda_kernels(dev, DLG_KERNELS_WGMMA), dlg_cuda_kernels(dev, DLG_KERNELS_NARROW);
+  return st;
+}
+
 dlgemm_status dlg_cuda_tc_run(dlg_cuda_device *dev, int kind, int64_t batch,
                               const dlg_operand *op1, const dlg_operand *op2,
                               const dlg_hgemm_args *a, CUstream stream)
@@ -351,10 +361,12 @@ dlgemm_status dlg_cuda_tc_run(dlg_cuda_device *dev, int kind, int64_t batch,
   const dlg_cuda_api *cu = dlg_cuda_api_get(why, sizeof why);
   const long long zmax = 65535;
   const size_t ces = a->c_type == DLG_HOUT_F32 ? 4 : 2;
+  const dlgemm_status st = dlg_cuda_tc_kernels(dev);
   CUfunction f = dev->hgemm_mma[kind][op1->kc * 2 + op2->kc];
   long long b0;
   CUresult r = CUDA_SUCCESS;
 
+  if (st) return st;
   if (a->m == 0 || a->n == 0 || batch == 0) return DLGEMM_OK;
   switch (dlg_cuda_wgmma_launch(dev, kind, batch, op1, op2, a, stream, &r)) {
   case 1: return DLGEMM_OK;

@@ -12,6 +12,11 @@
  * memory, its context current): the tensor-core kernels. */
 dlgemm_status dlg_cuda_hgemm(dlg_cuda_device *dev, const dlg_gemm *g, CUstream stream);
 
+/* The tensor-core kernel sets looked up (kernels.h): mma.sync (its
+ * failure returned), and the wgmma and narrow sets where they load.
+ * dlg_cuda_wgmma_launch's callers ask it first. */
+dlgemm_status dlg_cuda_tc_kernels(dlg_cuda_device *dev);
+
 /* The tensor-core kernels of kind (DLG_TC_*) on X = op1 * op2, a batch of
  * them, a's sizes, strides and pointers already set (in 16-bit units for
  * TF32): the wgmma kernels where they apply, else the mma.sync ones. */
@@ -30,7 +35,7 @@ int dlg_cuda_wgmma_pairs(const dlg_cuda_device *dev, int second_on_lines, int a_
 /* The same on the sm_90a wgmma kernels only: 1 when launched, 0 when they
  * do not apply (no kernel for the layout or kind, a shape or an alignment
  * TMA cannot take, the family pinned to mma.sync) and nothing was queued,
- * -1 with *r set when the launch failed. */
+ * -1 with *r set when the launch failed.  dlg_cuda_tc_kernels first. */
 int dlg_cuda_wgmma_launch(dlg_cuda_device *dev, int kind, int64_t batch, const dlg_operand *op1,
                           const dlg_operand *op2, const dlg_hgemm_args *a, CUstream stream,
                           CUresult *r);

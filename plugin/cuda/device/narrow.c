@@ -34,20 +34,24 @@
 #include "core/config.h"
 #include "core/errors.h"
 #include "cuda/device/driver.h"
+#include "cuda/device/kernels.h"
 #include "cuda/device/narrow.h"
 #include "cuda/device/orient.h"
 
-int dlg_cuda_narrow_takes(const dlg_cuda_device *dev, const dlg_gemm *g)
+int dlg_cuda_narrow_takes(dlg_cuda_device *dev, const dlg_gemm *g)
 {
   const int64_t lo = g->m < g->n ? g->m : g->n, hi = g->m < g->n ? g->n : g->m;
   dlg_operand op1, op2;
   int64_t m, n;
   /* 2^30: the kernels' row and k indices, and a split's end, stay in 32 bits */
   if (!dlg_config_get()->narrow || dlg_is_complex(g->dtype) || lo < 1 || lo > DLG_NARROW_MAX_NN ||
-      hi < 256 || hi > INT32_MAX / 2 || g->k < 256 || g->k > INT32_MAX / 2)
+      hi < 256 || hi > INT32_MAX / 2 || g->k < 256 || g->k > INT32_MAX / 2 ||
+      dlg_cuda_kernels(dev, DLG_KERNELS_NARROW) || !dev->narrow_reduce[0])
     return 0;
   /* alpha = 0 scales C: the narrow kernels' k = 0, no product to hand over */
-  if (lo <= 4 || g->alpha == 0 || !dlg_is_half(g->dtype_in) || !dev->hgemm_wgmma[0][0][0]) return 1;
+  if (lo <= 4 || g->alpha == 0 || !dlg_is_half(g->dtype_in) ||
+      dlg_cuda_kernels(dev, DLG_KERNELS_WGMMA) || !dev->hgemm_wgmma[0][0][0])
+    return 1;
   dlg_orient(g, &op1, &op2, &m, &n);
   return !(op1.vec && op2.vec); /* the wgmma kernels', split (above) */
 }

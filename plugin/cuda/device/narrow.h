@@ -9,7 +9,7 @@
 
 /* Whether g is one for the narrow kernels (narrow.c says which and why);
  * always 0 under DLGEMM_NARROW=0. */
-int dlg_cuda_narrow_takes(const dlg_cuda_device *dev, const dlg_gemm *g);
+int dlg_cuda_narrow_takes(dlg_cuda_device *dev, const dlg_gemm *g);
 
 /* Queue g, one that dlg_cuda_narrow_takes, on stream (operands in this
  * device's memory, its context current, its narrow kernels loaded). */

@@ -22,6 +22,7 @@
 #include "core/config.h"
 #include "cuda/device/driver.h"
 #include "cuda/device/hgemm.h"
+#include "cuda/device/kernels.h"
 #include "cuda/device/orient.h"
 #include "cuda/device/pad.h"
 
@@ -43,9 +44,11 @@ typedef struct pad_rule {
   int line_a, line_b;       /* whose rows the line rule applies to */
 } pad_rule;
 
-static pad_rule rule_of(const dlg_cuda_device *dev, const dlg_gemm *g)
+static pad_rule rule_of(dlg_cuda_device *dev, const dlg_gemm *g)
 {
-  const int pad = dlg_config_get()->pad, wgmma = dlg_is_half(g->dtype_in) && dev->hgemm_wgmma[0][0][0];
+  const int pad = dlg_config_get()->pad,
+            wgmma = dlg_is_half(g->dtype_in) && !dlg_cuda_kernels(dev, DLG_KERNELS_WGMMA) &&
+                    dev->hgemm_wgmma[0][0][0];
   pad_rule r = {wgmma ? 128 : 16, 0, 0, 0, 0};
   if (!wgmma || !dlg_cuda_wgmma_pairs(dev, 0, 0)) {
     dlg_operand op1, op2;
@@ -56,9 +59,10 @@ static pad_rule rule_of(const dlg_cuda_device *dev, const dlg_gemm *g)
     r.line_a = (op2.kc && !op1.kc) != dlg_is_colmajor(&g->c), r.line_b = !r.line_a;
   }
   /* TF32 packs its operands anyway (tf32.c); complex goes elsewhere */
-  if (!dev->pad16 || pad == 1 || dlg_is_complex(g->dtype) ||
+  if (pad == 1 || dlg_is_complex(g->dtype) ||
       (g->dtype_in == DLG_F32 && g->precision != DLGEMM_PRECISION_STRICT) || g->m < 128 ||
-      g->n < 128 || g->k == 0 || g->alpha == 0)
+      g->n < 128 || g->k == 0 || g->alpha == 0 || dlg_cuda_kernels(dev, DLG_KERNELS_PAD) ||
+      !dev->pad16)
     return r;
   if (pad == 2) r.ratio16 = r.ratio_line = 1e-300; /* DLGEMM_PAD=always: any flops */
   else r.ratio16 = wgmma ? 256 : 1024, r.ratio_line = 1024;

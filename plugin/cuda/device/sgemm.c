@@ -12,6 +12,7 @@
 #include "core/config.h"
 #include "core/errors.h"
 #include "cuda/device/driver.h"
+#include "cuda/device/kernels.h"
 #include "cuda/device/orient.h"
 #include "cuda/device/sgemm.h"
 #include "cuda/device/tiles.h"
@@ -241,9 +242,11 @@ dlgemm_status dlg_cuda_sgemm(dlg_cuda_device *dev, const dlg_gemm *g, CUstream s
   CUresult r = CUDA_SUCCESS;
   long long b0;
   const long long zmax = 65535;
+  dlgemm_status st;
 
   if (g->m > INT32_MAX || g->n > INT32_MAX || g->k > INT32_MAX)
     return dlg_fail(DLGEMM_ERR_TOO_LARGE, "m, n and k must each fit in 32 bits");
+  if ((st = dlg_cuda_kernels(dev, DLG_KERNELS_SIMT))) return st;
   route_pick_kernel(dev, g, &pl);
   if (dlg_config_get()->sgemm_sgpr && pl.variant == 1)
     return launched(launch_sgpr(cu, dev, &pl, stream), "kernel launch");

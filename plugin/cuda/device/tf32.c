@@ -36,6 +36,7 @@
 #include "core/errors.h"
 #include "cuda/device/driver.h"
 #include "cuda/device/hgemm.h"
+#include "cuda/device/kernels.h"
 #include "cuda/device/sgemm.h"
 #include "cuda/device/tf32.h"
 
@@ -149,6 +150,7 @@ dlgemm_status dlg_cuda_tf32(dlg_cuda_device *dev, const dlg_gemm *g, CUstream st
   CUresult r = CUDA_SUCCESS;
   dlgemm_status st;
 
+  if ((st = dlg_cuda_tc_kernels(dev))) return st;
   dlg_orient(g, &op1, &op2, &m, &n);
   if (!cu || !dev->tf32_pack || !dev->hgemm_mma[DLG_TC_TF32][3] || g->alpha == 0 || g->k == 0 ||
       m > INT32_MAX || n > INT32_MAX || 2 * kp > INT32_MAX || (three && strict_sooner(g, m, n)))

@@ -20,6 +20,7 @@
 #include "core/config.h"
 #include "core/errors.h"
 #include "cuda/device/driver.h"
+#include "cuda/device/kernels.h"
 #include "cuda/device/tiny.h"
 
 /* The largest of m, n and k these kernels take, by type and policy: where
@@ -41,12 +42,12 @@ static int largest(const dlg_gemm *g)
   return 24;
 }
 
-int dlg_cuda_tiny_takes(const dlg_cuda_device *dev, const dlg_gemm *g)
+int dlg_cuda_tiny_takes(dlg_cuda_device *dev, const dlg_gemm *g)
 {
   const int mode = dlg_config_get()->tiny;
   const int64_t most = mode == 2 ? DLG_TINY_MAX : largest(g);
-  return mode && dev->tiny[0][0] && g->m >= 1 && g->n >= 1 && g->k >= 0 &&
-         g->m <= most && g->n <= most && g->k <= most;
+  return mode && g->m >= 1 && g->n >= 1 && g->k >= 0 && g->m <= most && g->n <= most &&
+         g->k <= most && !dlg_cuda_kernels(dev, DLG_KERNELS_TINY) && dev->tiny[0][0];
 }
 
 static int tiny_type(dlg_dtype t)

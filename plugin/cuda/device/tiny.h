@@ -10,7 +10,7 @@
 /* Whether g is one for the tiny kernels: m, n and k at most the size up
  * to which they were measured to win for g's type (24 to DLG_TINY_MAX,
  * tiny.c) and the kernels loaded; always 0 under DLGEMM_TINY=0. */
-int dlg_cuda_tiny_takes(const dlg_cuda_device *dev, const dlg_gemm *g);
+int dlg_cuda_tiny_takes(dlg_cuda_device *dev, const dlg_gemm *g);
 
 /* Queue g, one that dlg_cuda_tiny_takes, on stream (operands in this
  * device's memory, its context current). */

@@ -907,8 +907,13 @@ dlgemm_status dlg_cuda_offload_matrix(int slot, void *host, int64_t ld, CUdevice
     /* A result's copy back is tried again where it failed: the caller's
      * matrix may be half overwritten by then (its input is gone), but the
      * device still holds the whole result and a copy is idempotent.  Only
-     * a device that can no longer be read leaves it incomplete. */
-    for (tries = 0; !r && tries < 3; tries++) {
+     * a device that can no longer be read leaves it incomplete, and that
+     * fails each try at once.  Eight tries: with one chunk's copy in 40
+     * failing (the soak's DLGEMM_INJECT_FAULT=random:40) a result of five
+     * chunks failed all of three tries once in about 600 copies back (five
+     * wrong dsyrk_ in the soak's first four minutes on the H200s); eight
+     * leave one in 20 million. */
+    for (tries = 0; !r && tries < 8; tries++) {
       if (l.width <= o->chunk) {
         r = transfer(cu, o, &l, d, (size_t)dld * es, to_device, s);
       } else { /* a column longer than a chunk: the driver's own staging */
@@ -919,7 +924,7 @@ dlgemm_status dlg_cuda_offload_matrix(int slot, void *host, int64_t ld, CUdevice
           r = cu->StreamSynchronize(s);
       }
       if (!r || to_device) break;
-      if (tries < 2) r = CUDA_SUCCESS; /* once more */
+      if (tries < 7) r = CUDA_SUCCESS; /* once more */
     }
     cu->CtxPopCurrent(NULL);
   }

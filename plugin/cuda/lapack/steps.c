@@ -7,6 +7,7 @@
 #include "core/errors.h"
 #include "cuda/device/driver.h"
 #include "cuda/device/gemm.h"
+#include "cuda/device/kernels.h"
 #include "cuda/lapack/steps.h"
 #include "kernels/cuda/lapack_args.h"
 
@@ -29,7 +30,7 @@ void dlg_step_launch(dlg_factor_run *r, int kernel, unsigned gx, unsigned gy, un
                      void **params)
 {
   CUresult e;
-  if (r->status) return;
+  if (r->status || (r->status = dlg_cuda_kernels(r->dev, DLG_KERNELS_LAPACK))) return;
   e = dlg_fault_injected(DLG_FAULT_LAUNCH)
           ? CUDA_ERROR_LAUNCH_FAILED
           : r->cu->LaunchKernel(r->dev->lapack[r->dtype == DLG_F64][kernel], gx, gy, 1, threads, 1,

@@ -38,6 +38,7 @@
 #include "core/config.h"
 #include "core/errors.h"
 #include "cuda/device/driver.h"
+#include "cuda/device/kernels.h"
 #include "cuda/level3/blas3.h"
 #include "kernels/cuda/level3_args.h"
 
@@ -71,7 +72,7 @@ static void launch(dlg_factor_run *r, int kernel, int64_t rows, int64_t cols, vo
 {
   const unsigned gy = (unsigned)(cols < 1 ? 1 : cols > 65535 ? 65535 : cols);
   CUresult e;
-  if (r->status) return;
+  if (r->status || (r->status = dlg_cuda_kernels(r->dev, DLG_KERNELS_LEVEL3))) return;
   e = dlg_fault_injected(DLG_FAULT_LAUNCH)
           ? CUDA_ERROR_LAUNCH_FAILED
           : r->cu->LaunchKernel(r->dev->level3[type_index(r->dtype)][kernel],
