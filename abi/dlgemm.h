@@ -221,6 +221,17 @@ struct XLA_FFI_CallFrame;
 DLGEMM_API struct XLA_FFI_Error *dlgemm_xla_matmul_cuda(struct XLA_FFI_CallFrame *frame);
 DLGEMM_API struct XLA_FFI_Error *dlgemm_xla_matmul_cpu(struct XLA_FFI_CallFrame *frame);
 
+/* Whether dlgemm may take the products a program sends to cuBLAS (its
+ * cuBLAS names, DLGEMM_CUBLAS) and those of the XLA handlers, from now on:
+ * on = 0 hands every one to the program's own cuBLAS, as DLGEMM_CUBLAS=off
+ * does; on = 1 returns to the mode DLGEMM_CUBLAS named, with every class
+ * measured so far remembered.  Returns the previous setting (1 at start).
+ * Any thread, any time; a call already deciding finishes as it began.  For
+ * measuring one program with and without dlgemm inside one process, where
+ * the host's drift cancels (bench/torch_models.py --toggle), and for
+ * programs that route part of their run. */
+DLGEMM_API int dlgemm_route_cublas(int on);
+
 #ifdef __cplusplus
 }
 #endif

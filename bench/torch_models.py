@@ -1,6 +1,6 @@
 """torch_models.py - unmodified PyTorch programs, plain and with DLGEMM_TORCH=1.
 
-usage: torch_models.py [--rounds 3] [--only NAME,...] [--out DIR]
+usage: torch_models.py [--rounds 3] [--only NAME,...] [--out DIR] [--toggle]
        torch_models.py --child NAME,...   (one program run: what the driver times)
 
 The programs import nothing of dlgemm: the driver runs this file again as
@@ -21,6 +21,16 @@ weights).  Workloads:
 Each child warms up (every product class is met before timing, so the
 measured routing decisions are made outside the timed loops) and then times
 with CUDA events over several iterations, median of 5 repetitions.
+
+--toggle: every child runs with DLGEMM_TORCH=1 and times each workload
+with dlgemm's routing on and off by turns inside the one process
+(dlgemm_route_cublas; pairs in the order on-off, off-on, ... so that a
+drift falls on both), and reports the median of the pairs' ratios.  Between
+processes the host moved bit-identical forwarded work by 0.5-1.7x
+(bench/NOTES.md); within one it cannot.  Off is DLGEMM_CUBLAS=off's path:
+every product through dlgemm's cuBLAS names to the program's cuBLAS, which
+plain torch calls directly (what that forward costs is measured apart).
+A captured graph replays what was captured, so its ratio is 1 by design.
 """
 import argparse
 import json
@@ -41,18 +51,33 @@ def child(names):
     from torch import nn
     dev = "cuda"
 
+    route = route_switch()
+    toggled = []  # --toggle: each workload's routed-over-off speed, in the order timed
+
+    def once(fn, iters):
+        t0 = time.perf_counter()
+        for _ in range(iters):
+            fn()
+        torch.cuda.synchronize()
+        return (time.perf_counter() - t0) / iters
+
     def timed(fn, iters, reps=5):
         for _ in range(3):
             fn()
         torch.cuda.synchronize()
-        out = []
-        for _ in range(reps):
-            t0 = time.perf_counter()
-            for _ in range(iters):
-                fn()
-            torch.cuda.synchronize()
-            out.append((time.perf_counter() - t0) / iters)
-        return statistics.median(out)
+        if route is None:
+            return statistics.median(once(fn, iters) for _ in range(reps))
+        on, ratios = [], []
+        for pair in range(2 * reps):
+            t = {}
+            for mode in ((1, 0) if pair % 2 == 0 else (0, 1)):
+                route(mode)
+                t[mode] = once(fn, iters)
+            route(1)
+            on.append(t[1])
+            ratios.append(t[0] / t[1])
+        toggled.append(statistics.median(ratios))
+        return statistics.median(on)
 
     class Block(nn.Module):
         def __init__(self, dim, heads):
@@ -187,7 +212,43 @@ def child(names):
                 y = model(tok, caches, 128)
                 results[name] = {"rate": 8 * new / s, "unit": "tokens/s",
                                  "check": [float(y.float().square().mean())]}
+    for name, ratio in zip(names if route else [], toggled):
+        results[name]["toggle"] = ratio
     print("RESULT " + json.dumps(results), flush=True)
+    return 0
+
+
+def route_switch():
+    """The switch of the library the autoload loaded (dlgemm_route_cublas),
+    under --toggle (DLGEMM_TOGGLE=1); else None."""
+    if os.environ.get("DLGEMM_TOGGLE") != "1":
+        return None
+    import ctypes
+    from dlgemm import _lib
+    f = _lib.library().dlgemm_route_cublas
+    f.argtypes, f.restype = [ctypes.c_int], ctypes.c_int
+    return f
+
+
+def toggled(names, rounds, cmd, log=None):
+    """--toggle's driver: `rounds` children, each with the routing switched
+    on and off by turns; per workload the median over rounds of each
+    child's median ratio; 0, or 1 when a child failed."""
+    env = alternate.env_with_autoload("DLGEMM_TORCH", {"DLGEMM_TOGGLE": "1"})
+    per = {n: [] for n in names}
+    for rnd in range(rounds):
+        got = alternate.child_result(cmd, env, log, "round %d toggled" % rnd)
+        if got is None:
+            return 1
+        for n in names:
+            per[n].append(got[n]["toggle"])
+        print("round %d: %s" % (rnd, ", ".join("%s %.3f" % (n, per[n][-1]) for n in names)),
+              flush=True)
+    print("\n| workload | routed / off, inside one process (median of rounds) | per round |")
+    print("|---|---|---|")
+    for n in names:
+        print("| %s | **%.3f** | %s |" % (n, statistics.median(per[n]),
+                                         ", ".join("%.3f" % v for v in per[n])))
     return 0
 
 
@@ -195,6 +256,8 @@ def driver(args):
     names = args.only.split(",") if args.only else list(ALL)
     log = open(os.path.join(args.out, "torch_models_children.log"), "w") if args.out else None
     cmd = [sys.executable, os.path.abspath(__file__), "--child", ",".join(names)]
+    if args.toggle:
+        return toggled(names, args.rounds, cmd, log)
     return alternate.workloads(names, args.rounds, cmd, "DLGEMM_TORCH", log)
 
 
@@ -204,6 +267,7 @@ def main():
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--only")
     ap.add_argument("--out")
+    ap.add_argument("--toggle", action="store_true")
     args = ap.parse_args()
     return child(args.child.split(",")) if args.child else driver(args)
 

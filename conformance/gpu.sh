@@ -58,6 +58,9 @@ if want frameworks; then
   grep -E "products on dlgemm|FAIL|cublas route" "$out/torch_autoload.log"
   step torch_models python3 bench/torch_models.py --rounds 3 --out "$out"
   tail -12 "$out/torch_models.log"
+  # the same with the routing switched on and off inside each process (no host drift)
+  step torch_models_toggle python3 bench/torch_models.py --toggle --rounds 3
+  tail -10 "$out/torch_models_toggle.log"
   # DLGEMM_JAX=1: an unmodified jitted program's dot_general (and, with two GPUs
   # or more, a shard_map over all of them); then DDP with torchrun on 2 and 4 GPUs
   step jax_route python3 conformance/python/test_jax_route.py
@@ -207,7 +210,8 @@ fi
 # Neighbours (issue 53, conformance/soak): a process holding the GPU's memory,
 # signals, then 2, 4 and 8 processes of 16 threads sharing the GPU for
 # SOAK_SHARE_S seconds each (the issue's 600 in a job of its own), and the
-# soak with faults at random for SOAK_S seconds (its 1800, likewise).
+# soak with faults at random for SOAK_S seconds (its 1800, likewise; on four
+# GPUs bench/neighbours_x4.sh runs the long ones side by side, in the background).
 if want neighbours && [ -x $build/conformance/soak ]; then
   step soak_pressure $build/conformance/soak pressure
   step soak_pressure_first $build/conformance/soak pressure 1536 first

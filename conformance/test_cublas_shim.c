@@ -202,11 +202,52 @@ START_TEST(lt_forwards)
 }
 END_TEST
 
+/* dlgemm_route_cublas: switched off, the product is not even described
+ * (as with DLGEMM_CUBLAS=off); back on, it is again wherever the mode lets
+ * dlgemm look; each call returns the setting before it. */
+START_TEST(route_switch)
+{
+  const char *mode = getenv("DLGEMM_CUBLAS");
+  int described = mode && (!strcmp(mode, "on") || !strcmp(mode, "auto"));
+  fake_lt_desc desc = {CUBLAS_COMPUTE_32F, CUDA_R_32F, CUBLASLT_POINTER_MODE_HOST, CUBLAS_OP_T,
+                       CUBLAS_OP_N, CUBLAS_OP_N, CUBLASLT_EPILOGUE_DEFAULT, {0}};
+  fake_lt_layout la = {CUDA_R_32F, CUBLASLT_ORDER_COL, 1, 64, 32, 64, 0};
+  fake_lt_layout lb = {CUDA_R_32F, CUBLASLT_ORDER_COL, 1, 64, 16, 64, 0};
+  fake_lt_layout ld = {CUDA_R_32F, CUBLASLT_ORDER_COL, 1, 32, 16, 32, 0};
+  float alpha = 1, beta = 0;
+  const void *A = (void *)0x10000, *B = (void *)0x20000;
+  void *D = (void *)0x30000;
+  __typeof__(&cublasLtMatmul) lt;
+  int (*route)(int);
+  int on, k;
+  load();
+  load_framework();
+  lt = (__typeof__(&cublasLtMatmul))bound("cublasLtMatmul");
+  route = (int (*)(int))dlsym(dlgemm_lib, "dlgemm_route_cublas");
+  ck_assert_msg(route != NULL, "dlgemm_route_cublas is not exported");
+  for (k = 0; k < 4; k++) {
+    on = k % 2; /* off, on, off, on */
+    ck_assert_int_eq(route(on), k == 0 ? 1 : !on);
+    desc.reads[0] = 0;
+    forwarded(fake_lt, "cublasLtMatmul",
+              lt((cublasLtHandle_t)0x77, (cublasLtMatmulDesc_t)&desc, &alpha, A,
+                 (cublasLtMatrixLayout_t)&la, B, (cublasLtMatrixLayout_t)&lb, &beta, D,
+                 (cublasLtMatrixLayout_t)&ld, D, (cublasLtMatrixLayout_t)&ld, NULL, NULL, 0,
+                 FAKE_STREAM));
+    if (on && described)
+      ck_assert_int_ge(desc.reads[0], 11);
+    else
+      ck_assert_int_eq(desc.reads[0], 0);
+  }
+}
+END_TEST
+
 int main(void)
 {
   TCase *tc = tcase_create("cublas_shim");
   tcase_add_test(tc, no_cublas_loaded);
   tcase_add_test(tc, legacy_entries_forward);
   tcase_add_test(tc, lt_forwards);
+  tcase_add_test(tc, route_switch);
   return check_run("cublas_shim", tc);
 }

@@ -275,9 +275,17 @@ static void read_verdicts(const dlg_cuda_api *cu, CUdevice dev, const dlg_rival_
   pthread_mutex_unlock(&table_lock);
 }
 
+/* 1 until dlgemm_route_cublas(0): the program's switch over the mode */
+static int route_on = 1;
+
+DLGEMM_API int dlgemm_route_cublas(int on)
+{
+  return __atomic_exchange_n(&route_on, on != 0, __ATOMIC_RELAXED);
+}
+
 int dlg_rival_enabled(void)
 {
-  return dlg_config_get()->rival != DLG_RIVAL_OFF;
+  return dlg_config_get()->rival != DLG_RIVAL_OFF && __atomic_load_n(&route_on, __ATOMIC_RELAXED);
 }
 
 /* Whether a CUDA graph is being captured on the stream (or the driver
@@ -299,7 +307,7 @@ int dlg_rival_take(dlg_rival_call *c)
   char why[160];
   int state = CLASS_FREE;
 
-  if (cfg->rival == DLG_RIVAL_OFF || !(cu = dlg_cuda_api_get(why, sizeof why))) return 0;
+  if (!dlg_rival_enabled() || !(cu = dlg_cuda_api_get(why, sizeof why))) return 0;
   if (cu->CtxGetDevice(&dev) != CUDA_SUCCESS || dev < 0 || dev >= DLG_MAX_DEVICES) return 0;
   c->a.device.device_type = c->b.device.device_type = c->c.device.device_type = kDLCUDA;
   c->a.device.device_id = c->b.device.device_id = c->c.device.device_id = (int32_t)dev;

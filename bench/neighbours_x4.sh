@@ -1,0 +1,70 @@
+#!/bin/bash
+# neighbours_x4.sh - issue 53's long runs on a machine of four GPUs, side by
+# side, in one hold: the soak with faults at random on GPU 1 (SOAK_S, default
+# 1260 s), 8 then 2 processes of 16 threads sharing GPU 2 and 4 sharing GPU 3
+# (SHARE_S each, default 600 s), every answer checked (conformance/soak).
+# A device call lasts 10 minutes at most, so `start` leaves them running in
+# their own sessions (setsid: they outlive the call, not the machine) and
+# returns; later calls run other work on GPU 0 and `wait` collects.  The
+# runs are pinned to all cores but the last 20, which GPU 0's work gets
+# (`taskset -c $(bench/neighbours_x4.sh cores)`), so that timings there see
+# a quieter host.
+#
+# usage: neighbours_x4.sh start BUILD | wait [SECONDS] | cores
+#   start: needs BUILD/conformance/soak; logs in $NEIGHBOURS_DIR (/tmp/neighbours)
+#   wait:  until every run has ended or SECONDS (default 540) passed; prints
+#          each run's summary; copies the logs to $OUT/neighbours.tgz
+set -u
+dir=${NEIGHBOURS_DIR:-/tmp/neighbours}
+cores=$(nproc)
+background="0-$((cores > 40 ? cores - 21 : cores - 1))"
+case ${1:-} in
+cores)
+  echo "$((cores > 40 ? cores - 20 : 0))-$((cores - 1))"
+  ;;
+start)
+  soak=$(realpath "${2:?usage: neighbours_x4.sh start BUILD}")/conformance/soak
+  [ -x "$soak" ] || { echo "neighbours_x4.sh: no $soak"; exit 1; }
+  [ "$(nvidia-smi -L | wc -l)" -ge 4 ] || { echo "neighbours_x4.sh: fewer than 4 GPUs"; exit 1; }
+  mkdir -p "$dir"
+  run() { # name, GPU, injected faults ("" for none), the soak's arguments; pid in $dir/name.pid
+    local name=$1 gpu=$2 fault=$3
+    shift 3
+    # shellcheck disable=SC2016 # expanded by the inner shell
+    setsid bash -c 'echo $$ > "$1.pid"; shift; exec "$@"' _ "$dir/$name" \
+      env CUDA_VISIBLE_DEVICES="$gpu" ${fault:+DLGEMM_INJECT_FAULT=$fault} \
+      taskset -c "$background" "$soak" run "$@" >"$dir/$name.log" 2>&1 </dev/null &
+  }
+  run faults 1 random:40 "${SOAK_S:-1260}" 4 16
+  run share_4 3 "" "${SHARE_S:-600}" 4 16
+  # 8 processes, then 2, on GPU 2, one after the other
+  # shellcheck disable=SC2016 # expanded by the inner shell
+  setsid bash -c 'echo $$ > "$1/share_8_2.pid"
+    env CUDA_VISIBLE_DEVICES=2 taskset -c "$2" "$3" run "$4" 8 16 > "$1/share_8.log" 2>&1
+    env CUDA_VISIBLE_DEVICES=2 taskset -c "$2" "$3" run "$4" 2 16 > "$1/share_2.log" 2>&1' \
+    _ "$dir" "$background" "$soak" "${SHARE_S:-600}" </dev/null >/dev/null 2>&1 &
+  sleep 3
+  date +%s >"$dir/started"
+  echo "started: faults on GPU 1 for ${SOAK_S:-1260} s, 8 then 2 processes on GPU 2 and 4 on GPU 3" \
+       "for ${SHARE_S:-600} s each, on cores $background; logs in $dir"
+  ;;
+wait)
+  until=$((SECONDS + ${2:-540}))
+  running() {
+    local p
+    for p in "$dir"/*.pid; do kill -0 "$(cat "$p")" 2>/dev/null && return 0; done
+    return 1
+  }
+  while running && [ $SECONDS -lt $until ]; do sleep 3; done
+  running && echo "still running, $(($(date +%s) - $(cat "$dir/started"))) s after the start"
+  for log in "$dir"/*.log; do
+    echo "== $(basename "$log" .log)"
+    grep -E "^(soak|process|GPU memory|host-model|FAIL)|WRONG|incomplete" "$log" | cut -c1-220
+  done
+  [ -n "${OUT:-}" ] && tar czf "$OUT/neighbours.tgz" -C "$dir" .
+  ;;
+*)
+  sed -n '2,/^set -u/p' "$0" | sed '$d'
+  exit 2
+  ;;
+esac
