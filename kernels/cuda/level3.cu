@@ -18,6 +18,8 @@
  *               of 2 x 2 blocks [re -im; im re] (blas3.c's complex GEMM)
  *   cplain      a complex view copied to a plain column-major matrix,
  *               conjugated or not
+ *               (both over a batch, blockIdx.z: entry z read sa elements on
+ *               from the last, written right after it)
  *
  * Matrices are views (rs, cs element strides, either may be negative), so
  * an upper triangle is the lower one of the transposed view, or of the view
@@ -255,14 +257,15 @@ DLG_LEVEL3_KERNELS(cx<double>, z)
 #define DLG_COMPLEX_KERNELS(T, x)                                                                  \
   extern "C" __global__ void dlg_l3_cpack_##x(const cx<T> *a, long long rs, long long cs,         \
                                               long long m, long long k, int conj, cx<T> alpha,   \
-                                              T *w)                                              \
+                                              T *w, long long sa)                                \
   {                                                                                              \
-    cpack<T>(a, rs, cs, m, k, conj, alpha, w);                                                   \
+    cpack<T>(a + blockIdx.z * sa, rs, cs, m, k, conj, alpha, w + blockIdx.z * 4 * m * k);        \
   }                                                                                              \
   extern "C" __global__ void dlg_l3_cplain_##x(const cx<T> *a, long long rs, long long cs,        \
-                                               long long m, long long k, int conj, cx<T> *w)     \
+                                               long long m, long long k, int conj, cx<T> *w,     \
+                                               long long sa)                                     \
   {                                                                                              \
-    cplain<T>(a, rs, cs, m, k, conj, w);                                                         \
+    cplain<T>(a + blockIdx.z * sa, rs, cs, m, k, conj, w + blockIdx.z * m * k);                  \
   }
 
 DLG_COMPLEX_KERNELS(float, c)

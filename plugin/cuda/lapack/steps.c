@@ -40,24 +40,30 @@ void dlg_step_launch(dlg_factor_run *r, int kernel, unsigned gx, unsigned gy, un
                          dlg_cuda_error(e));
 }
 
-static dlg_matrix matrix_of(dlg_dview v)
+static dlg_matrix matrix_of(dlg_dview v, int64_t batch_stride)
 {
-  dlg_matrix x = {(void *)(uintptr_t)v.p, v.rows, v.cols, v.rs, v.cs, 0};
+  dlg_matrix x = {(void *)(uintptr_t)v.p, v.rows, v.cols, v.rs, v.cs, batch_stride};
   return x;
 }
 
 void dlg_step_gemm(dlg_factor_run *r, double alpha, dlg_dview a, dlg_dview b, double beta,
                    dlg_dview c)
 {
+  dlg_step_gemm_batch(r, alpha, a, 0, b, 0, beta, c, 0, 1);
+}
+
+void dlg_step_gemm_batch(dlg_factor_run *r, double alpha, dlg_dview a, int64_t sa, dlg_dview b,
+                         int64_t sb, double beta, dlg_dview c, int64_t sc, int64_t batch)
+{
   dlg_gemm g;
-  if (r->status || !c.rows || !c.cols || (!a.cols && beta == 1)) return;
+  if (r->status || !c.rows || !c.cols || !batch || (!a.cols && beta == 1)) return;
   memset(&g, 0, sizeof g);
   g.dtype = g.dtype_in = r->dtype;
   g.place = DLG_CUDA;
   g.device_id = r->dev->ordinal;
-  g.m = c.rows, g.n = c.cols, g.k = a.cols, g.batch = 1;
+  g.m = c.rows, g.n = c.cols, g.k = a.cols, g.batch = batch;
   g.alpha = alpha, g.beta = beta;
-  g.a = matrix_of(a), g.b = matrix_of(b), g.c = matrix_of(c);
+  g.a = matrix_of(a, sa), g.b = matrix_of(b, sb), g.c = matrix_of(c, sc);
   g.precision = r->dtype == DLG_F32 ? r->precision : DLGEMM_PRECISION_STRICT;
   g.stream = (void *)r->stream;
   g.origin = "lapack";

@@ -50,6 +50,11 @@ int64_t dlg_step_split(int64_t n);
 /* c = alpha a b + beta c on our GEMM kernels (a.cols == b.rows). */
 void dlg_step_gemm(dlg_factor_run *r, double alpha, dlg_dview a, dlg_dview b, double beta,
                    dlg_dview c);
+/* The same for `batch` entries in one call, entry p of each view p times
+ * its stride (elements) on; a stride of 0 gives every entry the same
+ * matrix (c's must not be 0 unless batch is 1). */
+void dlg_step_gemm_batch(dlg_factor_run *r, double alpha, dlg_dview a, int64_t sa, dlg_dview b,
+                         int64_t sb, double beta, dlg_dview c, int64_t sc, int64_t batch);
 
 /* lapack.cu's kernel (DLG_LU_COLUMN...) of the run's precision. */
 void dlg_step_launch(dlg_factor_run *r, int kernel, unsigned gx, unsigned gy, unsigned threads,

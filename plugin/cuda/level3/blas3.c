@@ -67,8 +67,10 @@ static void *scalar(const dlg_factor_run *r, const double v[2], scalar_arg *s)
 }
 
 /* level3.cu's kernel over rows x cols (threads over rows, blocks over
- * columns, at most 65535 of them: the kernels step by the grid). */
-static void launch(dlg_factor_run *r, int kernel, int64_t rows, int64_t cols, void **params)
+ * columns, at most 65535 of them: the kernels step by the grid), for each
+ * of `batch` entries (blockIdx.z: the packing kernels; 65535 at most). */
+static void launch_batch(dlg_factor_run *r, int kernel, int64_t rows, int64_t cols, int64_t batch,
+                         void **params)
 {
   const unsigned gy = (unsigned)(cols < 1 ? 1 : cols > 65535 ? 65535 : cols);
   CUresult e;
@@ -76,11 +78,16 @@ static void launch(dlg_factor_run *r, int kernel, int64_t rows, int64_t cols, vo
   e = dlg_fault_injected(DLG_FAULT_LAUNCH)
           ? CUDA_ERROR_LAUNCH_FAILED
           : r->cu->LaunchKernel(r->dev->level3[type_index(r->dtype)][kernel],
-                                dlg_step_blocks(rows, DLG_L3_THREADS), gy, 1, DLG_L3_THREADS, 1, 1,
-                                0, r->stream, params, NULL);
+                                dlg_step_blocks(rows, DLG_L3_THREADS), gy, (unsigned)batch,
+                                DLG_L3_THREADS, 1, 1, 0, r->stream, params, NULL);
   if (e)
     r->status = dlg_fail(DLGEMM_ERR_BACKEND_FAILED, "CUDA kernel launch failed: %s",
                          dlg_cuda_error(e));
+}
+
+static void launch(dlg_factor_run *r, int kernel, int64_t rows, int64_t cols, void **params)
+{
+  launch_batch(r, kernel, rows, cols, 1, params);
 }
 
 /* Stream-ordered scratch from the device's pool (0 once the run failed). */
@@ -135,16 +142,16 @@ static void complex_gemm(dlg_factor_run *r, const double alpha[2], dlg_dview a, 
   w = scratch(r, (size_t)(4 * m * k) * res + (plain_b ? (size_t)(k * n) * es : 0));
   if (!w) return;
   {
-    long long rs = a.rs, cs = a.cs, mm = m, kk = k;
+    long long rs = a.rs, cs = a.cs, mm = m, kk = k, sa = 0;
     int conj = ca;
-    void *params[] = {&a.p, &rs, &cs, &mm, &kk, &conj, scalar(r, alpha, &s), &w};
+    void *params[] = {&a.p, &rs, &cs, &mm, &kk, &conj, scalar(r, alpha, &s), &w, &sa};
     launch(r, DLG_L3_CPACK, m, k, params);
   }
   if (plain_b) {
     CUdeviceptr wb = w + (CUdeviceptr)(4 * m * k) * res;
-    long long rs = b.rs, cs = b.cs, kk = k, nn = n;
+    long long rs = b.rs, cs = b.cs, kk = k, nn = n, sb = 0;
     int conj = cb;
-    void *params[] = {&b.p, &rs, &cs, &kk, &nn, &conj, &wb};
+    void *params[] = {&b.p, &rs, &cs, &kk, &nn, &conj, &wb, &sb};
     launch(r, DLG_L3_CPLAIN, k, n, params);
     b = (dlg_dview){wb, k, n, 1, k};
   }
@@ -153,6 +160,46 @@ static void complex_gemm(dlg_factor_run *r, const double alpha[2], dlg_dview a, 
   dlg_step_gemm(&rr, 1.0, (dlg_dview){w, 2 * m, 2 * k, 1, 2 * m},
                 (dlg_dview){b.p, 2 * k, n, 1, 2 * b.cs}, beta_re,
                 (dlg_dview){c.p, 2 * m, n, 1, 2 * c.cs});
+  r->status = rr.status;
+  release(r, w);
+}
+
+void dlg_cuda_blas3_complex_batch(dlg_factor_run *r, const double alpha[2], dlg_dview a,
+                                  int64_t sa, dlg_dview b, int64_t sb, double beta, dlg_dview c,
+                                  int64_t sc, int64_t batch)
+{
+  const dlg_dtype real = dlg_real_of(r->dtype);
+  const size_t res = dlg_elem_size(real);
+  const int64_t m = c.rows, n = c.cols, k = a.cols;
+  /* a matrix the whole batch shares (stride 0) is packed once */
+  const int64_t na = sa ? batch : 1, nb = b.rs != 1 ? (sb ? batch : 1) : 0;
+  const size_t per_a = (size_t)(4 * m * k), per_b = (size_t)(2 * k * n); /* reals */
+  dlg_factor_run rr;
+  CUdeviceptr w;
+  scalar_arg s;
+  if (r->status || !m || !n || !batch) return;
+  w = scratch(r, ((size_t)na * per_a + (size_t)nb * per_b) * res);
+  if (!w) return;
+  {
+    long long rs = a.rs, cs = a.cs, mm = m, kk = k, stride = sa;
+    int conj = 0;
+    void *params[] = {&a.p, &rs, &cs, &mm, &kk, &conj, scalar(r, alpha, &s), &w, &stride};
+    launch_batch(r, DLG_L3_CPACK, m, k, na, params);
+  }
+  if (nb) {
+    CUdeviceptr wb = w + (CUdeviceptr)((size_t)na * per_a * res);
+    long long rs = b.rs, cs = b.cs, kk = k, nn = n, stride = sb;
+    int conj = 0;
+    void *params[] = {&b.p, &rs, &cs, &kk, &nn, &conj, &wb, &stride};
+    launch_batch(r, DLG_L3_CPLAIN, k, n, nb, params);
+    b = (dlg_dview){wb, k, n, 1, k};
+    sb = nb > 1 ? k * n : 0;
+  }
+  rr = *r; /* the same run, on the real parts; strides in reals */
+  rr.dtype = real;
+  dlg_step_gemm_batch(&rr, 1.0, (dlg_dview){w, 2 * m, 2 * k, 1, 2 * m}, na > 1 ? 4 * m * k : 0,
+                      (dlg_dview){b.p, 2 * k, n, 1, 2 * b.cs}, 2 * sb, beta,
+                      (dlg_dview){c.p, 2 * m, n, 1, 2 * c.cs}, 2 * sc, batch);
   r->status = rr.status;
   release(r, w);
 }

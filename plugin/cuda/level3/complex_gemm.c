@@ -7,7 +7,9 @@
  * (dlg_level3_of_gemm: a row-major C is the transposed problem, layouts
  * are 'N' / 'T').  On device memory that is blas3.c's product on views of
  * the caller's matrices, on the caller's stream: one real GEMM on the 4M
- * embedding, A packed into a pool workspace, B and C read in place.  On
+ * embedding, A packed into a pool workspace, B and C read in place; a
+ * batch is one such real GEMM over every entry (in chunks of at most
+ * 65535 entries and 256 MB of workspace).  On
  * host memory it is offload.c's trip, one per entry, each of which leaves
  * the caller's arrays untouched when it fails; so a failure at the first
  * entry goes back to the caller (who falls back), and one at a later entry
@@ -36,6 +38,39 @@ static dlg_dview stored(const void *p, char trans, int64_t rows, int64_t cols, i
   return v;
 }
 
+/* op(X), rows x cols, of X stored column-major with leading dimension ld. */
+static dlg_dview op_view(const void *p, char trans, int64_t rows, int64_t cols, int64_t ld)
+{
+  const dlg_dview v = {(CUdeviceptr)(uintptr_t)p, rows, cols, trans == 'N' ? 1 : ld,
+                       trans == 'N' ? ld : 1};
+  return v;
+}
+
+/* Entries of one batched product: the packing kernels' grid holds 65535,
+ * and the workspace (every entry's packed A, and B where it is copied)
+ * stays under BATCH_BYTES. */
+#define BATCH_BYTES ((size_t)256 << 20)
+
+/* A batch as batched real products (blas3.h), in chunks. */
+static void batched(dlg_factor_run *r, const dlg_gemm *g)
+{
+  const dlg_level3 x = dlg_level3_of_gemm(g, 0);
+  const int c_col = dlg_is_colmajor(&g->c);
+  const int64_t sa = (c_col ? &g->a : &g->b)->bs, sb = (c_col ? &g->b : &g->a)->bs, sc = g->c.bs;
+  const size_t es = dlg_elem_size(g->dtype),
+               entry = (size_t)(2 * x.m * x.k + x.k * x.n) * es; /* workspace, at most */
+  const size_t fit = BATCH_BYTES / (entry ? entry : 1);
+  const int64_t chunk = fit < 1 ? 1 : fit > 65535 ? 65535 : (int64_t)fit;
+  int64_t p;
+  for (p = 0; p < g->batch && !r->status; p += chunk) {
+    const dlg_level3 y = dlg_level3_of_gemm(g, p);
+    dlg_cuda_blas3_complex_batch(r, y.alpha, op_view(y.a, y.transa, y.m, y.k, y.lda), sa,
+                                 op_view(y.b, y.transb, y.k, y.n, y.ldb), sb, y.beta[0],
+                                 op_view(y.c, 'N', y.m, y.n, y.ldc), sc,
+                                 g->batch - p < chunk ? g->batch - p : chunk);
+  }
+}
+
 dlgemm_status dlg_cuda_complex_device(dlg_cuda_device *dev, const dlg_cuda_api *cu,
                                       const dlg_gemm *g, CUstream stream)
 {
@@ -43,6 +78,10 @@ dlgemm_status dlg_cuda_complex_device(dlg_cuda_device *dev, const dlg_cuda_api *
   int64_t p;
   if (dlg_cuda_tiny_takes(dev, g)) return dlg_cuda_tiny(dev, g, stream);
   r.dev = dev, r.cu = cu, r.stream = stream, r.dtype = g->dtype, r.precision = g->precision;
+  if (g->batch > 1 && g->k > 0 && g->alpha != 0) {
+    batched(&r, g);
+    return r.status;
+  }
   for (p = 0; p < g->batch && !r.status; p++) {
     const dlg_level3 x = dlg_level3_of_gemm(g, p);
     const dlg_dview none = {0};
