@@ -1,5 +1,5 @@
 /*
- * pdbench - an unmodified ScaLAPACK program: PDGEMM and PDGETRF on a P x Q
+ * pdbench - an unmodified ScaLAPACK program: PDGEMM, PDGETRF and PDPOTRF on a P x Q
  * process grid, timed, each answer checked.  Linked with ScaLAPACK (Open
  * MPI build) only; its ranks' dgemm_ is the next BLAS's, or dlgemm's when
  * LD_PRELOAD'ed, so the same binary measures both (bench/scalapack_bench.sh
@@ -8,7 +8,7 @@
  * below n = 32768), hence this program.
  *
  *   usage: mpirun -np P*Q pdbench ROUTINES N [NB] [REPS] [P]
- *     ROUTINES  comma list of pdgemm pdgetrf
+ *     ROUTINES  comma list of pdgemm pdgetrf pdpotrf
  *     N         order of the square matrices
  *     NB        block size of the block-cyclic layout (default 512)
  *     REPS      timed calls (default 3), after one untimed call at
@@ -22,6 +22,8 @@
  * scaled residual that must be below 16 (ScaLAPACK's testers' threshold):
  *   pdgemm  C = A B:      |C x - A (B x)|_inf / (|A|_inf |B|_inf |x|_inf n eps)
  *   pdgetrf then pdgetrs: |A x - b|_inf / (|A|_inf |x|_inf n eps)
+ *   pdpotrf then pdpotrs: the same, A symmetric with n added to its
+ *                         diagonal (positive definite), its lower factor
  * Entries are a hash of their global position, the same whatever the grid.
  * Exits 1 when a residual or an info fails.
  */
@@ -60,6 +62,11 @@ void pdgetrf_(const int *m, const int *n, double *a, const int *ia, const int *j
 void pdgetrs_(const char *t, const int *n, const int *nrhs, const double *a, const int *ia,
               const int *ja, const int *desca, const int *ipiv, double *b, const int *ib,
               const int *jb, const int *descb, int *info, size_t);
+void pdpotrf_(const char *uplo, const int *n, double *a, const int *ia, const int *ja,
+              const int *desca, int *info, size_t);
+void pdpotrs_(const char *uplo, const int *n, const int *nrhs, const double *a, const int *ia,
+              const int *ja, const int *desca, double *b, const int *ib, const int *jb,
+              const int *descb, int *info, size_t);
 double pdlange_(const char *norm, const int *m, const int *n, const double *a, const int *ia,
                 const int *ja, const int *desca, double *work, size_t);
 
@@ -101,14 +108,18 @@ static double entry(uint64_t which, int64_t i, int64_t j)
   return (double)((z ^ (z >> 31)) >> 11) * (1.0 / 9007199254740992.0) - 0.5;
 }
 
-static void fill(const grid *g, dist *d, uint64_t which)
+/* spd: entry (i, j) is entry (min, max), n added on the diagonal */
+static void fill(const grid *g, dist *d, uint64_t which, int spd)
 {
   const size_t ld = (size_t)d->desc[8];
   int li, lj;
   for (lj = 0; lj < d->cols; lj++) {
     const int64_t j = ((int64_t)(lj / g->nb) * g->q + g->col) * g->nb + lj % g->nb;
-    for (li = 0; li < d->rows; li++)
-      d->v[li + lj * ld] = entry(which, ((int64_t)(li / g->nb) * g->p + g->row) * g->nb + li % g->nb, j);
+    for (li = 0; li < d->rows; li++) {
+      const int64_t i = ((int64_t)(li / g->nb) * g->p + g->row) * g->nb + li % g->nb;
+      d->v[li + lj * ld] = !spd ? entry(which, i, j)
+                                : entry(which, i < j ? i : j, i < j ? j : i) + (i == j ? g->n : 0);
+    }
   }
 }
 
@@ -159,6 +170,11 @@ static void run_getrf(call *k)
   pdgetrf_(&k->g->n, &k->g->n, k->a->v, &ONE, &ONE, k->a->desc, k->ipiv, &k->info);
 }
 
+static void run_potrf(call *k)
+{
+  pdpotrf_("L", &k->g->n, k->a->v, &ONE, &ONE, k->a->desc, &k->info, 1);
+}
+
 static int cmp(const void *x, const void *y)
 {
   const double a = *(const double *)x, b = *(const double *)y;
@@ -172,7 +188,7 @@ static double residual(const char *what, call *k)
   dist x, y, t;
   double r = INFINITY;
   if (!make(g, 1, &x) || !make(g, 1, &y) || !make(g, 1, &t)) goto out;
-  fill(g, &x, 7);
+  fill(g, &x, 7, 0);
   if (!strcmp(what, "pdgemm")) { /* y = C x - A (B x) */
     gemv(g, 1, k->c, &x, 0, &y);
     gemv(g, 1, k->b, &x, 0, &t);
@@ -183,8 +199,12 @@ static double residual(const char *what, call *k)
     int info = 1;
     gemv(g, 1, k->a0, &x, 0, &t);
     copy(&t, &y);
-    pdgetrs_("N", &g->n, &ONE, k->a->v, &ONE, &ONE, k->a->desc, k->ipiv, t.v, &ONE, &ONE, t.desc,
-             &info, 1);
+    if (!strcmp(what, "pdpotrf"))
+      pdpotrs_("L", &g->n, &ONE, k->a->v, &ONE, &ONE, k->a->desc, t.v, &ONE, &ONE, t.desc, &info,
+               1);
+    else
+      pdgetrs_("N", &g->n, &ONE, k->a->v, &ONE, &ONE, k->a->desc, k->ipiv, t.v, &ONE, &ONE,
+               t.desc, &info, 1);
     gemv(g, 1, k->a0, &t, -1, &y); /* t now holds the solution */
     if (!info && !k->info)
       r = norm_inf(g, &y, 1) / (norm_inf(g, k->a0, g->n) * norm_inf(g, &t, 1) * g->n * DBL_EPSILON);
@@ -198,8 +218,8 @@ out:
  * warm-up), then the residual and, from rank 0, the line.  1 on failure. */
 static int bench(const grid *g, const char *what, int reps, int me)
 {
-  const int gemm = !strcmp(what, "pdgemm");
-  const double n = g->n, flops = gemm ? 2 * n * n * n : 2.0 / 3.0 * n * n * n;
+  const int gemm = !strcmp(what, "pdgemm"), potrf = !strcmp(what, "pdpotrf");
+  const double n = g->n, flops = gemm ? 2 * n * n * n : (potrf ? 1.0 : 2.0) / 3.0 * n * n * n;
   dist a = {0}, b = {0}, c = {0}, a0 = {0};
   call k = {g, &a, &b, &c, &a0, NULL, 0};
   double t[51], res;
@@ -210,9 +230,10 @@ static int bench(const grid *g, const char *what, int reps, int me)
     if (!me) printf("%s n=%d skipped out_of_memory\n", what, g->n);
     fails++;
   } else {
-    fill(g, gemm ? &a : &a0, 1);
-    if (gemm) fill(g, &b, 2);
-    for (r = 0; r < (reps ? reps : 1); r++) t[r] = timed(&k, gemm ? run_gemm : run_getrf);
+    fill(g, gemm ? &a : &a0, 1, potrf);
+    if (gemm) fill(g, &b, 2, 0);
+    for (r = 0; r < (reps ? reps : 1); r++)
+      t[r] = timed(&k, gemm ? run_gemm : potrf ? run_potrf : run_getrf);
     qsort(t, (size_t)r, sizeof t[0], cmp);
     res = residual(what, &k);
     ok = res < 16;
@@ -233,7 +254,7 @@ int main(int argc, char **argv)
   char *list, *what;
   Cblacs_pinfo(&me, &procs);
   if (argc < 3) {
-    if (!me) fprintf(stderr, "usage: pdbench pdgemm,pdgetrf N [NB] [REPS] [P]\n");
+    if (!me) fprintf(stderr, "usage: pdbench pdgemm,pdgetrf,pdpotrf N [NB] [REPS] [P]\n");
     Cblacs_exit(0);
     return 2;
   }
@@ -252,7 +273,7 @@ int main(int argc, char **argv)
   list = strdup(argv[1]);
   for (what = strtok(list, ","); what; what = strtok(NULL, ",")) {
     grid w = g;
-    if (strcmp(what, "pdgemm") && strcmp(what, "pdgetrf")) {
+    if (strcmp(what, "pdgemm") && strcmp(what, "pdgetrf") && strcmp(what, "pdpotrf")) {
       if (!me) printf("%s unknown\n", what);
       fails++;
       continue;

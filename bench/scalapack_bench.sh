@@ -1,6 +1,6 @@
 #!/bin/bash
 # scalapack_bench.sh - the same ScaLAPACK program (pdbench: PDGEMM, PDGETRF,
-# each with its residual) over MPI ranks, four ways in one job on the GPU
+# PDPOTRF, each with its residual) over MPI ranks, five ways in one job on the GPU
 # machine, every rank on OpenBLAS (its libblas.so.3 and liblapack.so.3 found
 # first, the cores shared out among the ranks):
 #   openblas     OpenBLAS alone
@@ -10,12 +10,15 @@
 #                rank (the default)
 #   dlgemm_pblas the same with DLGEMM_PBLAS_BLOCK=$PBLAS_BLOCK (default 1024):
 #                PBLAS's local products with that k instead of ScaLAPACK's 32
+#   dlgemm_resident  dlgemm preloaded with DLGEMM_SCALAPACK=gpu: the routines
+#                plugin/dist takes (PxPOTRF) on each rank's GPU, its local
+#                matrix resident there for the whole call
 # Prints each run's lines and seconds side by side with the ratios.
 #
 # usage: bench/scalapack_bench.sh BUILD OUT [N] [NB] [REPS]
 #   (defaults 32768, 512, 1); RANKS (default 2); RUNS (default all four);
 #   MPIRUN (default mpirun); OPENBLAS_DIR (default $DEVDEPS_OPENBLAS);
-#   ROUTINES (default pdgemm,pdgetrf); RUN_LIMIT (seconds a run, default 900);
+#   ROUTINES (default pdgemm,pdgetrf,pdpotrf); RUN_LIMIT (seconds a run, default 900);
 #   OPENBLAS_CORETYPE (default: the fastest of OpenBLAS's own choice,
 #   Haswell, SkylakeX and Cooperlake on this CPU)
 # Each dlgemm device's host model is measured first, by one rank alone on
@@ -23,8 +26,8 @@
 # it measured, or measure one at a time behind the cache's lock).
 set -u
 build=$1 out=$2 n=${3:-32768} nb=${4:-512} reps=${5:-1}
-ranks=${RANKS:-2} runs=${RUNS:-openblas dlgemm_1gpu dlgemm dlgemm_pblas}
-routines=${ROUTINES:-pdgemm,pdgetrf} limit=${RUN_LIMIT:-900}
+ranks=${RANKS:-2} runs=${RUNS:-openblas dlgemm_1gpu dlgemm dlgemm_pblas dlgemm_resident}
+routines=${ROUTINES:-pdgemm,pdgetrf,pdpotrf} limit=${RUN_LIMIT:-900}
 mpirun=${MPIRUN:-mpirun} openblas=${OPENBLAS_DIR:-${DEVDEPS_OPENBLAS:-}}
 build=$(cd "$build" && pwd)
 bin=$build/bench/pdbench lib=$build/libdlgemm.so
@@ -74,11 +77,14 @@ run() { # extra mpirun options..., then the program's arguments
     "${coretype[@]}" -x XDG_CACHE_HOME "$@"
 }
 for run in $runs; do
-  case $run in openblas | dlgemm_1gpu | dlgemm | dlgemm_pblas) ;; *) echo "unknown run $run"; continue ;; esac
+  case $run in openblas | dlgemm_1gpu | dlgemm | dlgemm_pblas | dlgemm_resident) ;;
+    *) echo "unknown run $run"; continue ;;
+  esac
   [ $run = openblas ] || [ "$gpus" -gt 0 ] || { echo "$run: no GPU, skipped"; continue; }
   devs=0 extra=(-x DLGEMM_DEVICES=0)
   [ $run != dlgemm_1gpu ] && devs=$(seq -s ' ' 0 $((gpus - 1))) extra=()
   [ $run = dlgemm_pblas ] && extra=(-x DLGEMM_PBLAS_BLOCK=${PBLAS_BLOCK:-1024})
+  [ $run = dlgemm_resident ] && extra=(-x DLGEMM_SCALAPACK=gpu)
   {
     if [ $run = openblas ]; then
       run "$bin" "$routines" "$n" "$nb" "$reps"

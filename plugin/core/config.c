@@ -221,6 +221,11 @@ static void load(void)
    * tests) */
   config.rival = (dlg_rival_mode)PARSE_CHOICE("DLGEMM_CUBLAS", "off, auto or on", "off", "auto",
                                               "on");
+  /* ScaLAPACK's factorizations on each rank's local matrix, resident
+   * (plugin/dist): off (default, until a measured rule decides), gpu,
+   * host (the same algorithm on the ranks' CPUs: tests) */
+  config.dist = (dlg_dist_mode)PARSE_CHOICE("DLGEMM_SCALAPACK", "off, gpu or host", "off", "gpu",
+                                            "host");
   parse_fault();
   parse_devices();
 }

@@ -1,0 +1,93 @@
+#!/bin/bash
+# scalapack_dist.sh - ScaLAPACK's Cholesky testers (xdllt, xsllt) with
+# PxPOTRF taken by dlgemm's own distributed algorithm (plugin/dist), each
+# rank's local matrix resident in a store: DLGEMM_SCALAPACK=host (the same
+# algorithm on the CPU: CI checks the blocks, messages and ranks) or gpu.
+# Lower and upper, N from 4 to 97, NB from 1 to 16, every process grid of
+# RANKS ranks and fewer; each run must pass exactly as many residual checks
+# as the plain run (and fail none), every PxPOTRF must have been taken
+# ("resident" on its rank's verbose line, none sent to the next ScaLAPACK),
+# and on each rank of the largest grid.
+#
+# usage: scalapack_dist.sh LIBDLGEMM TESTDIR host|gpu RANKS [PROGRAM...]
+#   TESTDIR  the testers' directory (.../scalapack/openmpi-tests)
+#   MPIRUN   (environment) the launcher, default mpirun
+# The testers' own condition-estimate and refinement tests are off in the
+# input: with them on, xdllt on a 1 x 2 grid hung in 3 of 4 plain runs on
+# the 2-core CI machine, dlgemm not loaded (session 27).
+set -u
+lib=$1 dir=$2 mode=$3 ranks=$4
+shift 4
+progs=${*:-xdllt xsllt}
+mpirun=${MPIRUN:-mpirun}
+[ -e "$mpirun" ] && mpirun=$(readlink -f "$mpirun")
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+if [ "$mode" = gpu ] && ! nvidia-smi -L >/dev/null 2>&1; then
+  echo "SKIP: scalapack_dist.sh: DLGEMM_SCALAPACK=gpu needs an NVIDIA GPU"
+  exit 77
+fi
+if [ "$(nproc)" -lt "$ranks" ]; then
+  echo "SKIP: scalapack_dist.sh: $ranks ranks on $(nproc) cores"
+  exit 77
+fi
+case $ranks in
+  2) ps="1 2 1" qs="2 1 1" ;;
+  *) ps="2 1 4 1" qs="2 4 1 1" ;;
+esac
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work" || exit 1
+status=0
+for prog in $progs; do
+  for uplo in L U; do
+    cat >LLT.dat <<EOF
+'ScaLAPACK, LLt factorization input file'
+'MPI machine'
+'LLT.out'               output file name (if any)
+6                       device out
+'$uplo'                 define Lower or Upper
+7                       number of problems sizes
+4 10 17 13 23 64 97     values of N
+5                       number of NB's
+1 2 3 5 16              values of NB
+1                       number of NRHS's
+3                       values of NRHS
+1                       number of NBRHS's
+2                       values of NBRHS
+$(echo "$ps" | wc -w)                       number of process grids (ordered pairs P & Q)
+$ps                     values of P
+$qs                     values of Q
+3.0                     threshold
+F                       (T or F) Test Cond. Est. and Iter. Ref. Routines
+EOF
+    timeout 600 "$mpirun" --oversubscribe -np "$ranks" "$dir/$prog" >plain.txt 2>&1 ||
+      { echo "FAIL: $prog $uplo: plain run exited $?"; tail -5 plain.txt; status=1; continue; }
+    timeout 600 "$mpirun" --oversubscribe -np "$ranks" -x LD_PRELOAD="$lib" \
+      -x DLGEMM_SCALAPACK="$mode" -x DLGEMM_VERBOSE=1 --output-filename "$work/ranks" \
+      "$dir/$prog" >dist.txt 2>&1 ||
+      { echo "FAIL: $prog $uplo: run with dlgemm exited $?"; tail -5 dist.txt; status=1; continue; }
+    cat "$work"/ranks/*/rank.*/stdout >out.txt 2>/dev/null
+    passed=$(grep -hE "tests completed and passed" plain.txt)
+    if [ -z "$passed" ] || [ "$(grep -hE "tests completed and passed" out.txt)" != "$passed" ] ||
+       ! grep -qE "^ +0 tests completed and failed" out.txt; then
+      echo "FAIL: $prog $uplo: residual checks differ from the plain run's ($passed):"
+      grep -hE "tests completed" out.txt
+      status=1
+    fi
+    line="$prog $uplo: $(echo "$passed" | awk '{print $1}') residual checks passed, as plain"
+    for r in $(seq 0 $((ranks - 1))); do
+      log=$(find "$work/ranks" -path "*/rank.$r/stderr" | head -1)
+      taken=$(grep -cE "^dlgemm: p[sd]potrf_ .*-> (host|cuda:[0-9]+), resident" "$log" 2>/dev/null)
+      forwarded=$(grep -cE "^dlgemm: p[sd]potrf_ -> next ScaLAPACK" "$log" 2>/dev/null)
+      if [ "${taken:-0}" -eq 0 ] || [ "${forwarded:-0}" -ne 0 ]; then
+        echo "FAIL: $prog $uplo: rank $r took ${taken:-0} calls and forwarded ${forwarded:-0}"
+        grep -m3 -E "^dlgemm: p[sd]potrf_" "$log"
+        status=1
+      fi
+      line="$line; rank $r: ${taken:-0} resident"
+    done
+    echo "$line"
+    rm -rf "$work/ranks"
+  done
+done
+exit $status
