@@ -25,6 +25,8 @@
  *   pdpotrf then pdpotrs: the same, A symmetric with n added to its
  *                         diagonal (positive definite), its lower factor
  * Entries are a hash of their global position, the same whatever the grid.
+ * PDBENCH_ENGINE=cusolvermp makes PDPOTRF NVIDIA's cuSOLVERMp's instead
+ * (pdbench_mp.c), for the comparison issue 52 asks for.
  * Exits 1 when a residual or an info fails.
  */
 #include <float.h>
@@ -34,6 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "pdbench_mp.h"
 
 /* BLACS's C interface and ScaLAPACK's Fortran one (hidden CHARACTER
  * lengths last); PBLAS routines are C and take none. */
@@ -172,7 +175,13 @@ static void run_getrf(call *k)
 
 static void run_potrf(call *k)
 {
-  pdpotrf_("L", &k->g->n, k->a->v, &ONE, &ONE, k->a->desc, &k->info, 1);
+  const grid *g = k->g;
+  const char *engine = getenv("PDBENCH_ENGINE");
+  if (engine && !strcmp(engine, "cusolvermp"))
+    mp_pdpotrf(g->ctxt, g->p, g->q, g->row, g->col, g->n, g->nb, k->a->v, k->a->desc[8],
+               k->a->cols, &k->info);
+  else
+    pdpotrf_("L", &g->n, k->a->v, &ONE, &ONE, k->a->desc, &k->info, 1);
 }
 
 static int cmp(const void *x, const void *y)

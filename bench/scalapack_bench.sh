@@ -13,6 +13,9 @@
 #   dlgemm_resident  dlgemm preloaded with DLGEMM_SCALAPACK=gpu: the routines
 #                plugin/dist takes (PxPOTRF) on each rank's GPU, its local
 #                matrix resident there for the whole call
+#   cusolvermp   PDPOTRF by NVIDIA's cuSOLVERMp (pdbench_mp.c), each rank's
+#                array to its GPU and back; its libraries on MP_LIBS (a colon
+#                list: the cusolvermp wheel's lib, torch's nvidia/*/lib)
 # Prints each run's lines and seconds side by side with the ratios.
 #
 # usage: bench/scalapack_bench.sh BUILD OUT [N] [NB] [REPS]
@@ -77,7 +80,7 @@ run() { # extra mpirun options..., then the program's arguments
     "${coretype[@]}" -x XDG_CACHE_HOME "$@"
 }
 for run in $runs; do
-  case $run in openblas | dlgemm_1gpu | dlgemm | dlgemm_pblas | dlgemm_resident) ;;
+  case $run in openblas | dlgemm_1gpu | dlgemm | dlgemm_pblas | dlgemm_resident | cusolvermp) ;;
     *) echo "unknown run $run"; continue ;;
   esac
   [ $run = openblas ] || [ "$gpus" -gt 0 ] || { echo "$run: no GPU, skipped"; continue; }
@@ -88,6 +91,9 @@ for run in $runs; do
   {
     if [ $run = openblas ]; then
       run "$bin" "$routines" "$n" "$nb" "$reps"
+    elif [ $run = cusolvermp ]; then
+      LD_LIBRARY_PATH=${MP_LIBS:-}:${LD_LIBRARY_PATH:-} run -x PDBENCH_ENGINE=cusolvermp \
+        -x NCCL_NVLS_ENABLE=0 "$bin" pdpotrf "$n" "$nb" "$reps"
     else
       for d in $devs; do # each device's model, one rank alone on it
         ranks=1 run -x LD_PRELOAD="$lib" -x DLGEMM_DEVICES=$d -x DLGEMM_VERBOSE=1 \
