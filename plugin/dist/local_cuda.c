@@ -28,6 +28,8 @@ typedef struct cuda_state {
   CUdeviceptr base;
   void *host; /* the caller's array */
   int64_t rows, cols, ld, dld;
+  void *buffer;    /* host_buffer's */
+  int page_locked; /* it came from the driver */
   char name[16];
 } cuda_state;
 
@@ -60,7 +62,8 @@ static void copy(dlg_local *l, const void *host, int64_t ld, CUdeviceptr d, int6
   if (l->status || rows <= 0 || cols <= 0) return;
   c = copy2d(host, ld, d, dld, rows, cols, dlg_elem_size(l->dtype), to_device);
   if (dlg_fault_injected(DLG_FAULT_COPY)) e = CUDA_ERROR_UNKNOWN;
-  else if (!(e = cu->Memcpy2DAsync(&c, s->trip.stream[0]))) e = cu->StreamSynchronize(s->trip.stream[0]);
+  else if (!(e = cu->Memcpy2DAsync(&c, s->trip.stream[0])))
+    e = cu->StreamSynchronize(s->trip.stream[0]);
   if (e)
     l->status = dlg_fail(DLGEMM_ERR_BACKEND_FAILED, "CUDA copy %s the device failed: %s",
                          to_device ? "to" : "from", dlg_cuda_error(e));
@@ -117,12 +120,29 @@ static dlgemm_status cuda_close(dlg_local *l, int keep)
   cuda_state *s = l->state;
   if (!s) return l->status;
   if (keep) copy(l, s->host, s->ld, s->base, s->dld, s->rows, s->cols, 0);
+  if (s->page_locked) s->trip.cu->MemFreeHost(s->buffer);
+  else free(s->buffer);
   s->trip.cu->MemFreeAsync(s->base, s->trip.stream[0]);
   s->trip.cu->StreamSynchronize(s->trip.stream[0]);
   dlg_cuda_trip_end(&s->trip);
   free(s);
   l->state = NULL;
   return l->status;
+}
+
+/* Page-locked where the driver gives it (the panel's copies to the GPU
+ * each step run at the link's speed from it; from pageable memory the
+ * driver stages them), else plain. */
+static void *cuda_host_buffer(dlg_local *l, size_t bytes)
+{
+  cuda_state *s = l->state;
+  if (s->buffer) return NULL; /* one a call */
+  if (!s->trip.cu->MemHostAlloc(&s->buffer, bytes ? bytes : 1, 0)) {
+    s->page_locked = 1;
+  } else if (!(s->buffer = malloc(bytes ? bytes : 1))) {
+    dlg_fail(DLGEMM_ERR_OUT_OF_MEMORY, "no host memory for the messages (%zu bytes)", bytes);
+  }
+  return s->buffer;
 }
 
 static dlg_dview view(dlg_lmat m)
@@ -207,6 +227,7 @@ static void cuda_syrk_lower(dlg_local *l, double alpha, dlg_lmat a, double beta,
 
 static const char *cuda_name(dlg_local *l) { return ((cuda_state *)l->state)->name; }
 
-const dlg_local_ops dlg_local_cuda = {cuda_open,        cuda_close,   cuda_to_host,
-                                      cuda_from_host,   cuda_potrf_lower, cuda_trsm,
-                                      cuda_gemm_nt,     cuda_syrk_lower,  cuda_name};
+const dlg_local_ops dlg_local_cuda = {cuda_open,      cuda_close,       cuda_host_buffer,
+                                      cuda_to_host,   cuda_from_host,   cuda_potrf_lower,
+                                      cuda_trsm,      cuda_gemm_nt,     cuda_syrk_lower,
+                                      cuda_name};

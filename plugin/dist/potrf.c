@@ -259,7 +259,7 @@ static int takes(const dlg_dist_potrf *c)
 int dlg_dist_potrf_run(const dlg_dist_potrf *c, int *info)
 {
   const dlg_config *cfg = dlg_config_get();
-  char why[160];
+  char why[160] = "";
   plan pl;
   dlg_local l = {0};
   dlg_lmat a;
@@ -298,14 +298,19 @@ int dlg_dist_potrf_run(const dlg_dist_potrf *c, int *info)
 #ifndef DLGEMM_HAVE_CUDA
   if (cfg->dist == DLG_DIST_GPU) ok = 0, snprintf(why, sizeof why, "built without CUDA");
 #endif
-  h.diag = malloc((size_t)(pl.nb * pl.nb) * pl.es);
-  h.piece = malloc((size_t)(maxm * pl.nb) * pl.es);
-  h.panel = malloc((size_t)(pl.n * pl.nb) * pl.es);
-  h.rows = malloc((size_t)(pl.mloc * pl.nb + 1) * pl.es);
-  h.cols = malloc((size_t)(pl.nloc * pl.nb + 1) * pl.es);
-  ok = ok && h.diag && h.piece && h.panel && h.rows && h.cols &&
-       l.ops->open(&l, c->a, real_m, real_n, c->desc[LLD_],
-                   pl.nb * pl.nb + (pl.mloc + pl.nloc) * pl.nb, &a, &scratch) == DLGEMM_OK;
+  ok = ok && l.ops->open(&l, c->a, real_m, real_n, c->desc[LLD_],
+                         pl.nb * pl.nb + (pl.mloc + pl.nloc) * pl.nb, &a, &scratch) == DLGEMM_OK;
+  if (ok) { /* the messages' host buffers, in one piece the store gives */
+    const int64_t elems[5] = {pl.nb * pl.nb, maxm * pl.nb, pl.n * pl.nb, pl.mloc * pl.nb + 1,
+                              pl.nloc * pl.nb + 1};
+    char **into[5] = {&h.diag, &h.piece, &h.panel, &h.rows, &h.cols};
+    size_t total = 0;
+    char *p;
+    int i;
+    for (i = 0; i < 5; i++) total += (size_t)elems[i] * pl.es;
+    if (!(p = l.ops->host_buffer(&l, total))) ok = 0;
+    for (i = 0; p && i < 5; p += (size_t)elems[i] * pl.es, i++) *into[i] = p;
+  }
   if (!ok && !why[0]) snprintf(why, sizeof why, "%s", dlgemm_last_error());
   if (ok) snprintf(store, sizeof store, "%s", l.ops->name(&l));
   votes = dlg_blacs_sum_all(pl.b, &pl.real, ok);
@@ -329,7 +334,6 @@ int dlg_dist_potrf_run(const dlg_dist_potrf *c, int *info)
             pl.real.col, store, (dlg_now() - t0) * 1e3);
   else if (cfg->verbose)
     fprintf(stderr, "dlgemm: %s -> next ScaLAPACK (%s)\n", c->origin, why);
-  free(h.diag), free(h.piece), free(h.panel), free(h.rows), free(h.cols);
   if (!ok) return 0;
   *info = 0;
   return 1;
