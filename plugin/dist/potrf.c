@@ -119,7 +119,9 @@ static void copy_rows(const plan *pl, char *dst, int64_t dld, const char *src, i
     const int64_t m = map(pl, i, ctx), d = gather ? i : m, r = gather ? m : i;
     for (run = 1; i + run < count && map(pl, i + run, ctx) == m + run; run++) {
     }
-    if (pl->upper) { /* rows are columns of the stored matrices */
+    if (pl->upper && dld == kb && sld == kb) { /* rows are whole columns: one run, one copy */
+      memcpy(dst + (size_t)(d * kb) * es, src + (size_t)(r * kb) * es, (size_t)(run * kb) * es);
+    } else if (pl->upper) { /* rows are columns of the stored matrices */
       for (j = 0; j < run; j++)
         memcpy(dst + (size_t)((d + j) * dld) * es, src + (size_t)((r + j) * sld) * es,
                (size_t)kb * es);
