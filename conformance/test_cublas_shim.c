@@ -154,6 +154,23 @@ START_TEST(legacy_entries_forward)
 }
 END_TEST
 
+/* The operands of the cublasLtMatmul calls below: never dereferenced. */
+static const void *const LT_A = (void *)0x10000, *const LT_B = (void *)0x20000;
+static void *const LT_D = (void *)0x30000;
+
+/* D = A B through the framework's cublasLtMatmul, with these descriptors
+ * and workspace, forwarded to the fake cuBLASLt with its status. */
+static void lt_call(__typeof__(&cublasLtMatmul) lt, fake_lt_desc *desc, fake_lt_layout *la,
+                    fake_lt_layout *lb, fake_lt_layout *ld, void *workspace, size_t size)
+{
+  float alpha = 1, beta = 0;
+  forwarded(fake_lt, "cublasLtMatmul",
+            lt((cublasLtHandle_t)0x77, (cublasLtMatmulDesc_t)desc, &alpha, LT_A,
+               (cublasLtMatrixLayout_t)la, LT_B, (cublasLtMatrixLayout_t)lb, &beta, LT_D,
+               (cublasLtMatrixLayout_t)ld, LT_D, (cublasLtMatrixLayout_t)ld, NULL, workspace,
+               size, FAKE_STREAM));
+}
+
 START_TEST(lt_forwards)
 {
   const char *mode = getenv("DLGEMM_CUBLAS");
@@ -163,10 +180,7 @@ START_TEST(lt_forwards)
   fake_lt_layout la = {CUDA_R_16BF, CUBLASLT_ORDER_COL, 1, 768, 1024, 768, 0};
   fake_lt_layout lb = {CUDA_R_16BF, CUBLASLT_ORDER_COL, 1, 768, 4096, 768, 0};
   fake_lt_layout ld = {CUDA_R_16BF, CUBLASLT_ORDER_COL, 1, 1024, 4096, 1024, 0};
-  float alpha = 1, beta = 0;
   char workspace[16];
-  const void *A = (void *)0x10000, *B = (void *)0x20000;
-  void *D = (void *)0x30000;
   fake_cublas_call *c;
   __typeof__(&cublasLtMatmul) lt;
   load();
@@ -174,15 +188,12 @@ START_TEST(lt_forwards)
   lt = (__typeof__(&cublasLtMatmul))bound("cublasLtMatmul");
 
   /* a fused bias: the shim stops at the epilogue, one getter in */
-  forwarded(fake_lt, "cublasLtMatmul",
-            lt((cublasLtHandle_t)0x77, (cublasLtMatmulDesc_t)&desc, &alpha, A,
-               (cublasLtMatrixLayout_t)&la, B, (cublasLtMatrixLayout_t)&lb, &beta, D,
-               (cublasLtMatrixLayout_t)&ld, D, (cublasLtMatrixLayout_t)&ld, NULL, workspace,
-               sizeof workspace, FAKE_STREAM));
+  lt_call(lt, &desc, &la, &lb, &ld, workspace, sizeof workspace);
   ck_assert_int_eq(desc.reads[0], described ? 1 : 0);
   c = last(fake_lt);
   ck_assert(c->lt_handle == (cublasLtHandle_t)0x77 && c->desc == (cublasLtMatmulDesc_t)&desc);
-  ck_assert(c->a == A && c->b == B && c->c == D && c->d == D && c->stream == FAKE_STREAM);
+  ck_assert(c->a == LT_A && c->b == LT_B && c->c == LT_D && c->d == LT_D &&
+            c->stream == FAKE_STREAM);
   ck_assert(c->layouts[0] == (cublasLtMatrixLayout_t)&la && c->layouts[3] == (cublasLtMatrixLayout_t)&ld);
   ck_assert(c->workspace == workspace && c->workspace_size == sizeof workspace && c->lt_algo == NULL);
 
@@ -190,11 +201,7 @@ START_TEST(lt_forwards)
    * look (no device here, so it still goes to cuBLASLt) */
   desc.epilogue = CUBLASLT_EPILOGUE_DEFAULT;
   desc.reads[0] = 0;
-  forwarded(fake_lt, "cublasLtMatmul",
-            lt((cublasLtHandle_t)0x77, (cublasLtMatmulDesc_t)&desc, &alpha, A,
-               (cublasLtMatrixLayout_t)&la, B, (cublasLtMatrixLayout_t)&lb, &beta, D,
-               (cublasLtMatrixLayout_t)&ld, D, (cublasLtMatrixLayout_t)&ld, NULL, workspace,
-               sizeof workspace, FAKE_STREAM));
+  lt_call(lt, &desc, &la, &lb, &ld, workspace, sizeof workspace);
   if (described)
     ck_assert_int_ge(desc.reads[0], 11);
   else
@@ -214,9 +221,6 @@ START_TEST(route_switch)
   fake_lt_layout la = {CUDA_R_32F, CUBLASLT_ORDER_COL, 1, 64, 32, 64, 0};
   fake_lt_layout lb = {CUDA_R_32F, CUBLASLT_ORDER_COL, 1, 64, 16, 64, 0};
   fake_lt_layout ld = {CUDA_R_32F, CUBLASLT_ORDER_COL, 1, 32, 16, 32, 0};
-  float alpha = 1, beta = 0;
-  const void *A = (void *)0x10000, *B = (void *)0x20000;
-  void *D = (void *)0x30000;
   __typeof__(&cublasLtMatmul) lt;
   int (*route)(int);
   int on, k;
@@ -229,11 +233,7 @@ START_TEST(route_switch)
     on = k % 2; /* off, on, off, on */
     ck_assert_int_eq(route(on), k == 0 ? 1 : !on);
     desc.reads[0] = 0;
-    forwarded(fake_lt, "cublasLtMatmul",
-              lt((cublasLtHandle_t)0x77, (cublasLtMatmulDesc_t)&desc, &alpha, A,
-                 (cublasLtMatrixLayout_t)&la, B, (cublasLtMatrixLayout_t)&lb, &beta, D,
-                 (cublasLtMatrixLayout_t)&ld, D, (cublasLtMatrixLayout_t)&ld, NULL, NULL, 0,
-                 FAKE_STREAM));
+    lt_call(lt, &desc, &la, &lb, &ld, NULL, 0);
     if (on && described)
       ck_assert_int_ge(desc.reads[0], 11);
     else
