@@ -122,57 +122,15 @@ static void scale(dlg_factor_run *r, dlg_dview c, const double alpha[2])
   if (m && n) launch(r, DLG_L3_SCALE, m, n, params);
 }
 
-/* A complex product on views: c = alpha a' b' + beta c, a' = conj(a) where
- * ca (b' likewise); c column-major (rs 1). */
-static void complex_gemm(dlg_factor_run *r, const double alpha[2], dlg_dview a, int ca, dlg_dview b,
-                         int cb, const double beta[2], dlg_dview c)
-{
-  const dlg_dtype real = dlg_real_of(r->dtype);
-  const size_t res = dlg_elem_size(real), es = 2 * res;
-  const int64_t m = c.rows, n = c.cols, k = a.cols;
-  const int plain_b = b.rs != 1 || cb;
-  double beta_re = beta[0];
-  dlg_factor_run rr;
-  CUdeviceptr w;
-  scalar_arg s;
-  if (beta[1] != 0) { /* a real GEMM takes a real beta: the complex one first */
-    scale(r, c, beta);
-    beta_re = 1;
-  }
-  w = scratch(r, (size_t)(4 * m * k) * res + (plain_b ? (size_t)(k * n) * es : 0));
-  if (!w) return;
-  {
-    long long rs = a.rs, cs = a.cs, mm = m, kk = k, sa = 0;
-    int conj = ca;
-    void *params[] = {&a.p, &rs, &cs, &mm, &kk, &conj, scalar(r, alpha, &s), &w, &sa};
-    launch(r, DLG_L3_CPACK, m, k, params);
-  }
-  if (plain_b) {
-    CUdeviceptr wb = w + (CUdeviceptr)(4 * m * k) * res;
-    long long rs = b.rs, cs = b.cs, kk = k, nn = n, sb = 0;
-    int conj = cb;
-    void *params[] = {&b.p, &rs, &cs, &kk, &nn, &conj, &wb, &sb};
-    launch(r, DLG_L3_CPLAIN, k, n, params);
-    b = (dlg_dview){wb, k, n, 1, k};
-  }
-  rr = *r; /* the same run, on the real parts */
-  rr.dtype = real;
-  dlg_step_gemm(&rr, 1.0, (dlg_dview){w, 2 * m, 2 * k, 1, 2 * m},
-                (dlg_dview){b.p, 2 * k, n, 1, 2 * b.cs}, beta_re,
-                (dlg_dview){c.p, 2 * m, n, 1, 2 * c.cs});
-  r->status = rr.status;
-  release(r, w);
-}
-
 void dlg_cuda_blas3_complex_batch(dlg_factor_run *r, const double alpha[2], dlg_dview a,
-                                  int64_t sa, dlg_dview b, int64_t sb, double beta, dlg_dview c,
-                                  int64_t sc, int64_t batch)
+                                  int64_t sa, int ca, dlg_dview b, int64_t sb, int cb,
+                                  double beta, dlg_dview c, int64_t sc, int64_t batch)
 {
   const dlg_dtype real = dlg_real_of(r->dtype);
   const size_t res = dlg_elem_size(real);
   const int64_t m = c.rows, n = c.cols, k = a.cols;
   /* a matrix the whole batch shares (stride 0) is packed once */
-  const int64_t na = sa ? batch : 1, nb = b.rs != 1 ? (sb ? batch : 1) : 0;
+  const int64_t na = sa ? batch : 1, nb = b.rs != 1 || cb ? (sb ? batch : 1) : 0;
   const size_t per_a = (size_t)(4 * m * k), per_b = (size_t)(2 * k * n); /* reals */
   dlg_factor_run rr;
   CUdeviceptr w;
@@ -182,14 +140,14 @@ void dlg_cuda_blas3_complex_batch(dlg_factor_run *r, const double alpha[2], dlg_
   if (!w) return;
   {
     long long rs = a.rs, cs = a.cs, mm = m, kk = k, stride = sa;
-    int conj = 0;
+    int conj = ca;
     void *params[] = {&a.p, &rs, &cs, &mm, &kk, &conj, scalar(r, alpha, &s), &w, &stride};
     launch_batch(r, DLG_L3_CPACK, m, k, na, params);
   }
   if (nb) {
     CUdeviceptr wb = w + (CUdeviceptr)((size_t)na * per_a * res);
     long long rs = b.rs, cs = b.cs, kk = k, nn = n, stride = sb;
-    int conj = 0;
+    int conj = cb;
     void *params[] = {&b.p, &rs, &cs, &kk, &nn, &conj, &wb, &stride};
     launch_batch(r, DLG_L3_CPLAIN, k, n, nb, params);
     b = (dlg_dview){wb, k, n, 1, k};
@@ -202,6 +160,20 @@ void dlg_cuda_blas3_complex_batch(dlg_factor_run *r, const double alpha[2], dlg_
                       (dlg_dview){c.p, 2 * m, n, 1, 2 * c.cs}, 2 * sc, batch);
   r->status = rr.status;
   release(r, w);
+}
+
+/* A complex product on views: c = alpha a' b' + beta c, a' = conj(a) where
+ * ca (b' likewise); c column-major (rs 1).  The batch of one above, after
+ * a complex beta's scaling (a real GEMM takes a real beta). */
+static void complex_gemm(dlg_factor_run *r, const double alpha[2], dlg_dview a, int ca, dlg_dview b,
+                         int cb, const double beta[2], dlg_dview c)
+{
+  double beta_re = beta[0];
+  if (beta[1] != 0) {
+    scale(r, c, beta);
+    beta_re = 1;
+  }
+  dlg_cuda_blas3_complex_batch(r, alpha, a, 0, ca, b, 0, cb, beta_re, c, 0, 1);
 }
 
 /* c = alpha a' b' + beta c on views of the run's type. */

@@ -41,9 +41,8 @@ static dlg_dview stored(const void *p, char trans, int64_t rows, int64_t cols, i
 /* op(X), rows x cols, of X stored column-major with leading dimension ld. */
 static dlg_dview op_view(const void *p, char trans, int64_t rows, int64_t cols, int64_t ld)
 {
-  const dlg_dview v = {(CUdeviceptr)(uintptr_t)p, rows, cols, trans == 'N' ? 1 : ld,
-                       trans == 'N' ? ld : 1};
-  return v;
+  const dlg_dview x = stored(p, trans, rows, cols, ld);
+  return trans == 'N' ? x : dlg_step_transposed(x);
 }
 
 /* Entries of one batched product: the packing kernels' grid holds 65535,
@@ -64,8 +63,8 @@ static void batched(dlg_factor_run *r, const dlg_gemm *g)
   int64_t p;
   for (p = 0; p < g->batch && !r->status; p += chunk) {
     const dlg_level3 y = dlg_level3_of_gemm(g, p);
-    dlg_cuda_blas3_complex_batch(r, y.alpha, op_view(y.a, y.transa, y.m, y.k, y.lda), sa,
-                                 op_view(y.b, y.transb, y.k, y.n, y.ldb), sb, y.beta[0],
+    dlg_cuda_blas3_complex_batch(r, y.alpha, op_view(y.a, y.transa, y.m, y.k, y.lda), sa, 0,
+                                 op_view(y.b, y.transb, y.k, y.n, y.ldb), sb, 0, y.beta[0],
                                  op_view(y.c, 'N', y.m, y.n, y.ldc), sc,
                                  g->batch - p < chunk ? g->batch - p : chunk);
   }
