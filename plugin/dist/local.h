@@ -30,10 +30,6 @@ typedef struct dlg_local_ops {
                         int64_t scratch_elems, dlg_lmat *local, uintptr_t *scratch);
   /* the result into the caller's array; everything held given back */
   dlgemm_status (*close)(dlg_local *l, int keep);
-  /* host memory for the messages, the store's until close (page-locked
-   * where the store can: its copies then run at the link's speed); NULL
-   * with a dlgemm_last_error() message */
-  void *(*host_buffer)(dlg_local *l, size_t bytes);
   /* copies between a column-major view (rs 1) and host memory (ld) */
   void (*to_host)(dlg_local *l, dlg_lmat m, void *host, int64_t ld);
   void (*from_host)(dlg_local *l, const void *host, int64_t ld, dlg_lmat m);
@@ -66,5 +62,8 @@ static inline dlg_lmat dlg_lmat_t(dlg_lmat m)
   const dlg_lmat t = {m.p, m.cols, m.rows, m.cs, m.rs};
   return t;
 }
+
+/* The column-major matrix a view is: itself, or the one it transposes. */
+static inline dlg_lmat dlg_lmat_stored(dlg_lmat m) { return m.rs == 1 ? m : dlg_lmat_t(m); }
 
 #endif

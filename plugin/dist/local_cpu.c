@@ -49,8 +49,7 @@ static void cpu_from_host(dlg_local *l, const void *host, int64_t ld, dlg_lmat m
 typedef struct cpu_state {
   void *host;
   int64_t rows, cols, ld;
-  char *copy;    /* rows x cols (leading dimension rows), then the scratch */
-  void *buffer;  /* host_buffer's */
+  char *copy; /* rows x cols (leading dimension rows), then the scratch */
 } cpu_state;
 
 static dlgemm_status cpu_open(dlg_local *l, void *host, int64_t rows, int64_t cols, int64_t ld,
@@ -78,19 +77,9 @@ static dlgemm_status cpu_close(dlg_local *l, int keep)
   if (keep) cpu_to_host(l, (dlg_lmat){(uintptr_t)s->copy, s->rows, s->cols, 1,
                                       s->rows > 0 ? s->rows : 1}, s->host, s->ld);
   free(s->copy);
-  free(s->buffer);
   free(s);
   l->state = NULL;
   return l->status;
-}
-
-static void *cpu_host_buffer(dlg_local *l, size_t bytes)
-{
-  cpu_state *s = l->state;
-  free(s->buffer);
-  if (!(s->buffer = malloc(bytes ? bytes : 1)))
-    dlg_fail(DLGEMM_ERR_OUT_OF_MEMORY, "no host memory for the messages (%zu bytes)", bytes);
-  return s->buffer;
 }
 
 /* Left-looking, column by column: INFO is the first column whose pivot
@@ -160,6 +149,6 @@ static const char *cpu_name(dlg_local *l)
   return "host";
 }
 
-const dlg_local_ops dlg_local_cpu = {cpu_open,        cpu_close, cpu_host_buffer, cpu_to_host,
-                                     cpu_from_host,   cpu_potrf_lower, cpu_trsm,  cpu_gemm_nt,
-                                     cpu_syrk_lower,  cpu_name};
+const dlg_local_ops dlg_local_cpu = {cpu_open,        cpu_close, cpu_to_host,    cpu_from_host,
+                                     cpu_potrf_lower, cpu_trsm,  cpu_gemm_nt,    cpu_syrk_lower,
+                                     cpu_name};

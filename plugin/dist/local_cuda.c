@@ -7,7 +7,8 @@
  * one stream.  Only what crosses ranks crosses PCIe: the diagonal block
  * and the panel, each step (bench/NOTES.md, "ScaLAPACK beyond one node, on
  * paper": with the local matrix in host memory the link bounds every
- * scale).
+ * scale).  Every copy goes through the host-array engine's page-locked
+ * chunks (dlg_cuda_offload_matrix), as the factorizations' trips do.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,7 @@
 #include "core/errors.h"
 #include "core/level3.h"
 #include "cuda/device/driver.h"
+#include "cuda/hostarray/engine.h"
 #include "cuda/hostarray/slots.h"
 #include "cuda/lapack/recursive.h"
 #include "cuda/lapack/steps.h"
@@ -28,45 +30,21 @@ typedef struct cuda_state {
   CUdeviceptr base;
   void *host; /* the caller's array */
   int64_t rows, cols, ld, dld;
-  void *buffer;    /* host_buffer's */
-  int page_locked; /* it came from the driver */
   char name[16];
 } cuda_state;
 
 static size_t round256(size_t b) { return (b + 255) / 256 * 256; }
 
-static CUDA_MEMCPY2D copy2d(const void *host, int64_t ld, CUdeviceptr d, int64_t dld,
-                            int64_t rows, int64_t cols, size_t es, int to_device)
-{
-  CUDA_MEMCPY2D c;
-  memset(&c, 0, sizeof c);
-  if (to_device) {
-    c.srcMemoryType = CU_MEMORYTYPE_HOST, c.srcHost = host, c.srcPitch = (size_t)ld * es;
-    c.dstMemoryType = CU_MEMORYTYPE_DEVICE, c.dstDevice = d, c.dstPitch = (size_t)dld * es;
-  } else {
-    c.srcMemoryType = CU_MEMORYTYPE_DEVICE, c.srcDevice = d, c.srcPitch = (size_t)dld * es;
-    c.dstMemoryType = CU_MEMORYTYPE_HOST, c.dstHost = (void *)host, c.dstPitch = (size_t)ld * es;
-  }
-  c.WidthInBytes = (size_t)rows * es, c.Height = (size_t)cols;
-  return c;
-}
-
-/* A copy of a column-major rows x cols block, waited for. */
+/* A column-major rows x cols block to or from the device, through the
+ * engine's pinned chunks and copy threads (and its retries of a copy back),
+ * as the factorizations' trips take their matrices; waited for. */
 static void copy(dlg_local *l, const void *host, int64_t ld, CUdeviceptr d, int64_t dld,
                  int64_t rows, int64_t cols, int to_device)
 {
   cuda_state *s = l->state;
-  const dlg_cuda_api *cu = s->trip.cu;
-  CUDA_MEMCPY2D c;
-  CUresult e;
   if (l->status || rows <= 0 || cols <= 0) return;
-  c = copy2d(host, ld, d, dld, rows, cols, dlg_elem_size(l->dtype), to_device);
-  if (dlg_fault_injected(DLG_FAULT_COPY)) e = CUDA_ERROR_UNKNOWN;
-  else if (!(e = cu->Memcpy2DAsync(&c, s->trip.stream[0])))
-    e = cu->StreamSynchronize(s->trip.stream[0]);
-  if (e)
-    l->status = dlg_fail(DLGEMM_ERR_BACKEND_FAILED, "CUDA copy %s the device failed: %s",
-                         to_device ? "to" : "from", dlg_cuda_error(e));
+  l->status = dlg_cuda_offload_matrix(0, (void *)host, ld, d, dld, rows, cols,
+                                      dlg_elem_size(l->dtype), to_device, s->trip.stream[0]);
 }
 
 static dlgemm_status cuda_open(dlg_local *l, void *host, int64_t rows, int64_t cols, int64_t ld,
@@ -120,29 +98,12 @@ static dlgemm_status cuda_close(dlg_local *l, int keep)
   cuda_state *s = l->state;
   if (!s) return l->status;
   if (keep) copy(l, s->host, s->ld, s->base, s->dld, s->rows, s->cols, 0);
-  if (s->page_locked) s->trip.cu->MemFreeHost(s->buffer);
-  else free(s->buffer);
   s->trip.cu->MemFreeAsync(s->base, s->trip.stream[0]);
   s->trip.cu->StreamSynchronize(s->trip.stream[0]);
   dlg_cuda_trip_end(&s->trip);
   free(s);
   l->state = NULL;
   return l->status;
-}
-
-/* Page-locked where the driver gives it (the panel's copies to the GPU
- * each step run at the link's speed from it; from pageable memory the
- * driver stages them), else plain. */
-static void *cuda_host_buffer(dlg_local *l, size_t bytes)
-{
-  cuda_state *s = l->state;
-  if (s->buffer) return NULL; /* one a call */
-  if (!s->trip.cu->MemHostAlloc(&s->buffer, bytes ? bytes : 1, 0)) {
-    s->page_locked = 1;
-  } else if (!(s->buffer = malloc(bytes ? bytes : 1))) {
-    dlg_fail(DLGEMM_ERR_OUT_OF_MEMORY, "no host memory for the messages (%zu bytes)", bytes);
-  }
-  return s->buffer;
 }
 
 static dlg_dview view(dlg_lmat m)
@@ -185,7 +146,7 @@ static int cuda_potrf_lower(dlg_local *l, dlg_lmat a)
  * is the transpose of one (rs != 1: the upper case's) is passed as the
  * matrix it transposes, the routine's side, triangle and operation turned
  * to match. */
-static dlg_dview stored(dlg_lmat m) { return m.rs == 1 ? view(m) : dlg_step_transposed(view(m)); }
+static dlg_dview stored(dlg_lmat m) { return view(dlg_lmat_stored(m)); }
 
 /* b = b t^-T, t lower.  With b = B^T it is B = t^-1 B; with t = T^T, T is
  * upper and t^-T = T^-1, t^-1 = T^-T. */
@@ -227,7 +188,6 @@ static void cuda_syrk_lower(dlg_local *l, double alpha, dlg_lmat a, double beta,
 
 static const char *cuda_name(dlg_local *l) { return ((cuda_state *)l->state)->name; }
 
-const dlg_local_ops dlg_local_cuda = {cuda_open,      cuda_close,       cuda_host_buffer,
-                                      cuda_to_host,   cuda_from_host,   cuda_potrf_lower,
-                                      cuda_trsm,      cuda_gemm_nt,     cuda_syrk_lower,
-                                      cuda_name};
+const dlg_local_ops dlg_local_cuda = {cuda_open,        cuda_close,      cuda_to_host,
+                                      cuda_from_host,   cuda_potrf_lower, cuda_trsm,
+                                      cuda_gemm_nt,     cuda_syrk_lower,  cuda_name};

@@ -103,8 +103,6 @@ static dlg_lmat oriented(const plan *pl, uintptr_t p, int64_t rows, int64_t cols
   return v;
 }
 
-static dlg_lmat stored(dlg_lmat v) { return v.rs == 1 ? v : dlg_lmat_t(v); }
-
 /* Rows between two host matrices of kb columns, oriented (leading
  * dimensions dld, sld): row i of src to row map(i) of dst (scatter), or
  * row map(i) of src to row i of dst (gather), i < count, in runs of
@@ -194,11 +192,11 @@ static int factor(dlg_local *l, const plan *pl, dlg_lmat a, uintptr_t scratch, b
 
     /* 2. the panel's rows on the ranks of process column vc */
     if (pl->c == vc) {
-      if (pl->r == vr) l->ops->to_host(l, stored(diag), h->diag, nb);
+      if (pl->r == vr) l->ops->to_host(l, dlg_lmat_stored(diag), h->diag, nb);
       bcast(pl, "Column", h->diag, kb, kb, nb, vr, vc);
       if (pl->r != vr) {
         diag = oriented(pl, scratch, kb, kb, nb);
-        l->ops->from_host(l, h->diag, nb, stored(diag));
+        l->ops->from_host(l, h->diag, nb, dlg_lmat_stored(diag));
       }
       if (mrest > 0)
         l->ops->trsm_right_lower_t(l, diag, dlg_lmat_sub(a, r1, kcol, mrest, kb, pl->es));
@@ -212,8 +210,8 @@ static int factor(dlg_local *l, const plan *pl, dlg_lmat a, uintptr_t scratch, b
       const map_ctx m = {from, first, pr, pl->p};
       if (count <= 0) continue;
       if (pl->r == pr && pl->c == vc)
-        l->ops->to_host(l, stored(dlg_lmat_sub(a, from, kcol, count, kb, pl->es)), h->piece,
-                        piece_ld);
+        l->ops->to_host(l, dlg_lmat_stored(dlg_lmat_sub(a, from, kcol, count, kb, pl->es)),
+                        h->piece, piece_ld);
       bcast(pl, "All", h->piece, t ? kb : count, t ? count : kb, piece_ld, pr, vc);
       copy_rows(pl, h->panel, panel_ld, h->piece, piece_ld, count, kb, to_panel, &m, 0);
     }
@@ -227,8 +225,8 @@ static int factor(dlg_local *l, const plan *pl, dlg_lmat a, uintptr_t scratch, b
                      wc = oriented(pl, wcols, nrest, kb, cols_ld);
       copy_rows(pl, h->rows, rows_ld, h->panel, panel_ld, mrest, kb, to_panel, &mr, 1);
       copy_rows(pl, h->cols, cols_ld, h->panel, panel_ld, nrest, kb, to_panel, &mc, 1);
-      l->ops->from_host(l, h->rows, rows_ld, stored(wl));
-      l->ops->from_host(l, h->cols, cols_ld, stored(wc));
+      l->ops->from_host(l, h->rows, rows_ld, dlg_lmat_stored(wl));
+      l->ops->from_host(l, h->cols, cols_ld, dlg_lmat_stored(wc));
       for (j = c1; j < pl->nloc; j += nb) {
         const int64_t blk = global_of(j, pl->c, pl->q, nb) / nb,
                       w = pl->nloc - j < nb ? pl->nloc - j : nb;
@@ -267,6 +265,7 @@ int dlg_dist_potrf_run(const dlg_dist_potrf *c, int *info)
   dlg_lmat a;
   uintptr_t scratch = 0;
   buffers h = {0};
+  char *buffer = NULL;
   int64_t real_m, real_n, maxm;
   char store[16] = "";
   int ok, result = 0, votes;
@@ -302,7 +301,7 @@ int dlg_dist_potrf_run(const dlg_dist_potrf *c, int *info)
 #endif
   ok = ok && l.ops->open(&l, c->a, real_m, real_n, c->desc[LLD_],
                          pl.nb * pl.nb + (pl.mloc + pl.nloc) * pl.nb, &a, &scratch) == DLGEMM_OK;
-  if (ok) { /* the messages' host buffers, in one piece the store gives */
+  if (ok) { /* the messages' host buffers, in one piece */
     const int64_t elems[5] = {pl.nb * pl.nb, maxm * pl.nb, pl.n * pl.nb, pl.mloc * pl.nb + 1,
                               pl.nloc * pl.nb + 1};
     char **into[5] = {&h.diag, &h.piece, &h.panel, &h.rows, &h.cols};
@@ -310,7 +309,8 @@ int dlg_dist_potrf_run(const dlg_dist_potrf *c, int *info)
     char *p;
     int i;
     for (i = 0; i < 5; i++) total += (size_t)elems[i] * pl.es;
-    if (!(p = l.ops->host_buffer(&l, total))) ok = 0;
+    if (!(p = buffer = malloc(total)))
+      ok = 0, snprintf(why, sizeof why, "no host memory for the messages (%zu bytes)", total);
     for (i = 0; p && i < 5; p += (size_t)elems[i] * pl.es, i++) *into[i] = p;
   }
   if (!ok && !why[0]) snprintf(why, sizeof why, "%s", dlgemm_last_error());
@@ -336,6 +336,7 @@ int dlg_dist_potrf_run(const dlg_dist_potrf *c, int *info)
             pl.real.col, store, (dlg_now() - t0) * 1e3);
   else if (cfg->verbose)
     fprintf(stderr, "dlgemm: %s -> next ScaLAPACK (%s)\n", c->origin, why);
+  free(buffer);
   if (!ok) return 0;
   *info = 0;
   return 1;
