@@ -28,7 +28,7 @@ enum { DLG_L3_SCALE, DLG_L3_TRI_SCALE, DLG_L3_TRI_MERGE, DLG_L3_SYMMETRIZE, DLG_
 /* The sets of kernels looked up together, each on its first use
  * (kernels.h): a program whose first call is a dgemm_ pays for the
  * DMMA kernels' lookups, not for all of them (cold start, issue 53).  A
- * set marked optional in device.c may be missing: its functions stay NULL
+ * set marked optional in kernels.c may be missing: its functions stay NULL
  * and the calls that would use it go to the other kernels. */
 typedef enum {
   DLG_KERNELS_SIMT,   /* sgemm_simt.cu's tiles, stream-K, split-K reduce; sgemm_sgpr.cu */
@@ -98,7 +98,8 @@ typedef struct dlg_cuda_device {
 } dlg_cuda_device;
 
 /* The device, initialised on first use (context, modules loaded from the
- * embedded fatbins; their kernels are looked up per set), or NULL with a dlgemm_last_error() message. */
+ * embedded fatbins; their kernels are looked up per set), or NULL with a
+ * dlgemm_last_error() message. */
 dlg_cuda_device *dlg_cuda_device_get(int ordinal);
 
 /* The backend's probe: 0 when device `ordinal` (the first of host-array

@@ -349,7 +349,10 @@ dlgemm_status dlg_cuda_tc_kernels(dlg_cuda_device *dev)
   const dlgemm_status st = dlg_cuda_kernels(dev, DLG_KERNELS_MMA);
   /* optional, never a failure: the wgmma kernels, and the narrow set's
    * reduce that their split plans use */
-  if (!st) dlg_cuda_kernels(dev, DLG_KERNELS_WGMMA), dlg_cuda_kernels(dev, DLG_KERNELS_NARROW);
+  if (!st) {
+    dlg_cuda_kernels(dev, DLG_KERNELS_WGMMA);
+    dlg_cuda_kernels(dev, DLG_KERNELS_NARROW);
+  }
   return st;
 }
 

@@ -36,7 +36,6 @@
 #include "core/errors.h"
 #include "cuda/device/driver.h"
 #include "cuda/device/hgemm.h"
-#include "cuda/device/kernels.h"
 #include "cuda/device/sgemm.h"
 #include "cuda/device/tf32.h"
 
