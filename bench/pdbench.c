@@ -19,14 +19,13 @@
  *               at most its square root: 1 x 2 for 2 ranks)
  *
  * Each line, from rank 0: routine n nb grid seconds (median) TFLOP/s, and a
- * scaled residual that must be below 16 (ScaLAPACK's testers' threshold):
- *   pdgemm  C = A B:      |C x - A (B x)|_inf / (|A|_inf |B|_inf |x|_inf n eps)
- *   pdgetrf then pdgetrs: |A x - b|_inf / (|A|_inf |x|_inf n eps)
- *   pdpotrf then pdpotrs: the same, A symmetric with n added to its
- *                         diagonal (positive definite), its lower factor
+ * scaled residual that must be below 16 (ScaLAPACK's testers' threshold),
+ * x random, computed in 64-bit indexing by this program (residual()):
+ *   pdgemm  C = A B:  |C x - A (B x)|_inf / (|A|_inf |B|_inf |x|_inf n eps)
+ *   pdgetrf A = P L U: |A x - P L (U x)|_inf / (|A|_inf |x|_inf n eps)
+ *   pdpotrf A = L L^T: |A x - L (L^T x)|_inf / (the same), A symmetric with
+ *                     n added to its diagonal (positive definite)
  * Entries are a hash of their global position, the same whatever the grid.
- * PDBENCH_ENGINE=cusolvermp makes PDPOTRF NVIDIA's cuSOLVERMp's instead
- * (pdbench_mp.c), for the comparison issue 52 asks for.
  * Exits 1 when a residual or an info fails.
  */
 #include <float.h>
@@ -36,7 +35,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "pdbench_mp.h"
 
 /* BLACS's C interface and ScaLAPACK's Fortran one (hidden CHARACTER
  * lengths last); PBLAS routines are C and take none. */
@@ -49,6 +47,10 @@ void Cblacs_gridexit(int ctxt);
 void Cblacs_exit(int more);
 void Cdgamx2d(int ctxt, const char *scope, const char *top, int m, int n, double *a, int lda,
               int *ra, int *ca, int ldia, int rdest, int cdest);
+void Cdgsum2d(int ctxt, const char *scope, const char *top, int m, int n, double *a, int lda,
+              int rdest, int cdest);
+void Cigsum2d(int ctxt, const char *scope, const char *top, int m, int n, int *a, int lda,
+              int rdest, int cdest);
 int numroc_(const int *n, const int *nb, const int *iproc, const int *isrc, const int *nprocs);
 void descinit_(int *desc, const int *m, const int *n, const int *mb, const int *nb,
                const int *irsrc, const int *icsrc, const int *ctxt, const int *lld, int *info);
@@ -56,23 +58,10 @@ void pdgemm_(const char *ta, const char *tb, const int *m, const int *n, const i
              const double *alpha, const double *a, const int *ia, const int *ja,
              const int *desca, const double *b, const int *ib, const int *jb, const int *descb,
              const double *beta, double *c, const int *ic, const int *jc, const int *descc);
-void pdgemv_(const char *t, const int *m, const int *n, const double *alpha, const double *a,
-             const int *ia, const int *ja, const int *desca, const double *x, const int *ix,
-             const int *jx, const int *descx, const int *incx, const double *beta, double *y,
-             const int *iy, const int *jy, const int *descy, const int *incy);
 void pdgetrf_(const int *m, const int *n, double *a, const int *ia, const int *ja,
               const int *desca, int *ipiv, int *info);
-void pdgetrs_(const char *t, const int *n, const int *nrhs, const double *a, const int *ia,
-              const int *ja, const int *desca, const int *ipiv, double *b, const int *ib,
-              const int *jb, const int *descb, int *info, size_t);
 void pdpotrf_(const char *uplo, const int *n, double *a, const int *ia, const int *ja,
               const int *desca, int *info, size_t);
-void pdpotrs_(const char *uplo, const int *n, const int *nrhs, const double *a, const int *ia,
-              const int *ja, const int *desca, double *b, const int *ib, const int *jb,
-              const int *descb, int *info, size_t);
-double pdlange_(const char *norm, const int *m, const int *n, const double *a, const int *ia,
-                const int *ja, const int *desca, double *work, size_t);
-
 static const int ONE = 1, ZERO = 0;
 static const double D1 = 1.0, D0 = 0.0;
 
@@ -131,19 +120,74 @@ static void copy(const dist *from, dist *to)
   memcpy(to->v, from->v, (size_t)from->desc[8] * (size_t)from->cols * sizeof *to->v);
 }
 
-static double norm_inf(const grid *g, const dist *d, int cols)
+/* The residuals are computed here, not by PBLAS: its C indexing is int, and
+ * at n = 65536 on two ranks (a local array of 2^31 elements) PDGEMV and
+ * PDPOTRS gave an infinite residual after every engine, OpenBLAS's own
+ * factor included.  Vectors are global and on every rank (n doubles); a
+ * product is each rank's local part, summed over the grid. */
+
+/* The global index of local index l of proc. */
+static int64_t global_of(int64_t l, int proc, int procs, int nb)
 {
-  double *work = malloc(((size_t)d->rows + 1) * sizeof *work);
-  const double r = pdlange_("I", &g->n, &cols, d->v, &ONE, &ONE, d->desc, work, 1);
-  free(work);
-  return r;
+  return (l / nb * procs + proc) * nb + l % nb;
 }
 
-/* y = alpha op(a) x + beta y */
-static void gemv(const grid *g, double alpha, const dist *a, const dist *x, double beta, dist *y)
+/* How many of proc's local indices (of `local`) have global index < at. */
+static int64_t before(int64_t at, int proc, int procs, int nb, int64_t local)
 {
-  pdgemv_("N", &g->n, &g->n, &alpha, a->v, &ONE, &ONE, a->desc, x->v, &ONE, &ONE, x->desc, &ONE,
-          &beta, y->v, &ONE, &ONE, y->desc, &ONE);
+  const int64_t blk = at / nb, mine = blk > proc ? (blk - proc + procs - 1) / procs : 0;
+  int64_t l = mine * nb + (blk % procs == proc ? at % nb : 0);
+  return l < local ? l : local;
+}
+
+enum part { ALL, LOWER, STRICT_LOWER, UPPER };
+
+/* y = part(A) x (trans: part(A)^T x), every vector global. */
+static void matvec(const grid *g, const dist *d, enum part part, int trans, const double *x,
+                   double *y)
+{
+  const size_t ld = (size_t)d->desc[8];
+  int64_t lj, li;
+  memset(y, 0, (size_t)g->n * sizeof *y);
+  for (lj = 0; lj < d->cols; lj++) {
+    const int64_t j = global_of(lj, g->col, g->q, g->nb);
+    const double *a = d->v + (size_t)lj * ld;
+    const int64_t lo = part == LOWER          ? before(j, g->row, g->p, g->nb, d->rows)
+                       : part == STRICT_LOWER ? before(j + 1, g->row, g->p, g->nb, d->rows)
+                                              : 0;
+    const int64_t hi = part == UPPER ? before(j + 1, g->row, g->p, g->nb, d->rows) : d->rows;
+    double sum = 0;
+    for (li = lo; li < hi; li++) {
+      const int64_t i = global_of(li, g->row, g->p, g->nb);
+      if (trans) sum += a[li] * x[i];
+      else y[i] += a[li] * x[j];
+    }
+    if (trans) y[j] += sum;
+  }
+  Cdgsum2d(g->ctxt, "All", " ", g->n, 1, y, g->n, -1, -1);
+}
+
+static double vnorm(const double *v, int n)
+{
+  double m = 0;
+  int i;
+  for (i = 0; i < n; i++) m = fabs(v[i]) > m ? fabs(v[i]) : m;
+  return m;
+}
+
+/* |A|_inf: the largest row sum of absolute values */
+static double norm_inf(const grid *g, const dist *d)
+{
+  const size_t ld = (size_t)d->desc[8];
+  double *rows = calloc((size_t)g->n, sizeof *rows), r;
+  int64_t lj, li;
+  for (lj = 0; lj < d->cols; lj++)
+    for (li = 0; li < d->rows; li++)
+      rows[global_of(li, g->row, g->p, g->nb)] += fabs(d->v[li + (size_t)lj * ld]);
+  Cdgsum2d(g->ctxt, "All", " ", g->n, 1, rows, g->n, -1, -1);
+  r = vnorm(rows, g->n);
+  free(rows);
+  return r;
 }
 
 /* The slowest rank's time of one call, between barriers (its inputs set
@@ -175,13 +219,7 @@ static void run_getrf(call *k)
 
 static void run_potrf(call *k)
 {
-  const grid *g = k->g;
-  const char *engine = getenv("PDBENCH_ENGINE");
-  if (engine && !strcmp(engine, "cusolvermp"))
-    mp_pdpotrf(g->ctxt, g->p, g->q, g->row, g->col, g->n, g->nb, k->a->v, k->a->desc[8],
-               k->a->cols, &k->info);
-  else
-    pdpotrf_("L", &g->n, k->a->v, &ONE, &ONE, k->a->desc, &k->info, 1);
+  pdpotrf_("L", &k->g->n, k->a->v, &ONE, &ONE, k->a->desc, &k->info, 1);
 }
 
 static int cmp(const void *x, const void *y)
@@ -190,36 +228,52 @@ static int cmp(const void *x, const void *y)
   return a < b ? -1 : a > b;
 }
 
-/* The scaled residual of the last call, k's matrices as it left them. */
+/* The scaled residual of the last call, k's matrices as it left them:
+ * |C x - A (B x)|, |A x - L (L^T x)| or |A x - P L (U x)|, each over
+ * |A|_inf (|B|_inf) |x|_inf n eps. */
 static double residual(const char *what, call *k)
 {
   const grid *g = k->g;
-  dist x, y, t;
-  double r = INFINITY;
-  if (!make(g, 1, &x) || !make(g, 1, &y) || !make(g, 1, &t)) goto out;
-  fill(g, &x, 7, 0);
-  if (!strcmp(what, "pdgemm")) { /* y = C x - A (B x) */
-    gemv(g, 1, k->c, &x, 0, &y);
-    gemv(g, 1, k->b, &x, 0, &t);
-    gemv(g, -1, k->a, &t, 1, &y);
-    r = norm_inf(g, &y, 1) /
-        (norm_inf(g, k->a, g->n) * norm_inf(g, k->b, g->n) * norm_inf(g, &x, 1) * g->n * DBL_EPSILON);
-  } else { /* b = A0 x_rand, solve, y = A0 x - b */
-    int info = 1;
-    gemv(g, 1, k->a0, &x, 0, &t);
-    copy(&t, &y);
-    if (!strcmp(what, "pdpotrf"))
-      pdpotrs_("L", &g->n, &ONE, k->a->v, &ONE, &ONE, k->a->desc, t.v, &ONE, &ONE, t.desc, &info,
-               1);
-    else
-      pdgetrs_("N", &g->n, &ONE, k->a->v, &ONE, &ONE, k->a->desc, k->ipiv, t.v, &ONE, &ONE,
-               t.desc, &info, 1);
-    gemv(g, 1, k->a0, &t, -1, &y); /* t now holds the solution */
-    if (!info && !k->info)
-      r = norm_inf(g, &y, 1) / (norm_inf(g, k->a0, g->n) * norm_inf(g, &t, 1) * g->n * DBL_EPSILON);
+  const size_t n = (size_t)g->n;
+  double *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y), *t = malloc(n * sizeof *t);
+  double *w = malloc(n * sizeof *w), r = INFINITY, scale;
+  int *piv = NULL;
+  size_t i;
+  if (!x || !y || !t || !w) goto out;
+  for (i = 0; i < n; i++) x[i] = entry(7, (int64_t)i, 0);
+  if (!strcmp(what, "pdgemm")) {
+    matvec(g, k->b, ALL, 0, x, t);
+    matvec(g, k->a, ALL, 0, t, w); /* A (B x) */
+    matvec(g, k->c, ALL, 0, x, y);
+    scale = norm_inf(g, k->a) * norm_inf(g, k->b);
+  } else {
+    matvec(g, k->a0, ALL, 0, x, y);
+    scale = norm_inf(g, k->a0);
+    if (k->info) goto out;
+    if (!strcmp(what, "pdpotrf")) {
+      matvec(g, k->a, LOWER, 1, x, t);
+      matvec(g, k->a, LOWER, 0, t, w);
+    } else { /* w = L (U x), L unit lower, then A = P L U's row swaps, last first */
+      matvec(g, k->a, UPPER, 0, x, t);
+      matvec(g, k->a, STRICT_LOWER, 0, t, w);
+      for (i = 0; i < n; i++) w[i] += t[i];
+      if (!(piv = calloc(n, sizeof *piv))) goto out;
+      if (g->col == 0) /* each process row's pivots, once */
+        for (i = 0; i < (size_t)k->a->rows; i++)
+          piv[global_of((int64_t)i, g->row, g->p, g->nb)] = k->ipiv[i];
+      Cigsum2d(g->ctxt, "All", " ", g->n, 1, piv, g->n, -1, -1);
+      for (i = n; i-- > 0;) {
+        const size_t j = (size_t)piv[i] - 1;
+        double v;
+        if (j >= n) goto out;
+        v = w[i], w[i] = w[j], w[j] = v;
+      }
+    }
   }
+  for (i = 0; i < n; i++) y[i] -= w[i];
+  r = vnorm(y, g->n) / (scale * vnorm(x, g->n) * g->n * DBL_EPSILON);
 out:
-  free(x.v), free(y.v), free(t.v);
+  free(x), free(y), free(t), free(w), free(piv);
   return r;
 }
 

@@ -10,12 +10,13 @@
 #                rank (the default)
 #   dlgemm_pblas the same with DLGEMM_PBLAS_BLOCK=$PBLAS_BLOCK (default 1024):
 #                PBLAS's local products with that k instead of ScaLAPACK's 32
-#   dlgemm_resident  dlgemm preloaded with DLGEMM_SCALAPACK=gpu: the routines
-#                plugin/dist takes (PxPOTRF) on each rank's GPU, its local
-#                matrix resident there for the whole call
-#   cusolvermp   PDPOTRF by NVIDIA's cuSOLVERMp (pdbench_mp.c), each rank's
-#                array to its GPU and back; its libraries on MP_LIBS (a colon
-#                list: the cusolvermp wheel's lib, torch's nvidia/*/lib)
+#   dlgemm_resident  dlgemm preloaded with DLGEMM_SCALAPACK=resident: the
+#                routines plugin/dist takes (PxPOTRF) by dlgemm's own
+#                algorithm on each rank's GPU, its local matrix resident there
+#   dlgemm_mp    dlgemm preloaded with DLGEMM_SCALAPACK=gpu and NVIDIA's
+#                cuSOLVERMp and NCCL on MP_LIBS (a colon list: the cusolvermp
+#                wheel's lib, torch's nvidia/*/lib): PxPOTRF by cuSOLVERMp,
+#                each rank's array to its GPU and back (plugin/dist/mp.c)
 # Prints each run's lines and seconds side by side with the ratios.
 #
 # usage: bench/scalapack_bench.sh BUILD OUT [N] [NB] [REPS]
@@ -76,24 +77,24 @@ openblas_dgemm 8192 ${OPENBLAS_CORETYPE:+OPENBLAS_CORETYPE=$OPENBLAS_CORETYPE} |
 # dlgemm's copy threads need the rank's share of the machine.
 run() { # extra mpirun options..., then the program's arguments
   timeout "$limit" "$mpirun" --oversubscribe --bind-to none -np "$ranks" \
-    -x LD_LIBRARY_PATH="$openblas:${LD_LIBRARY_PATH:-}" -x OPENBLAS_NUM_THREADS=$threads \
+    -x LD_LIBRARY_PATH="$openblas:${mp_libs:+$mp_libs:}${LD_LIBRARY_PATH:-}" \
+    -x OPENBLAS_NUM_THREADS=$threads \
     "${coretype[@]}" -x XDG_CACHE_HOME "$@"
 }
 for run in $runs; do
-  case $run in openblas | dlgemm_1gpu | dlgemm | dlgemm_pblas | dlgemm_resident | cusolvermp) ;;
+  case $run in openblas | dlgemm_1gpu | dlgemm | dlgemm_pblas | dlgemm_resident | dlgemm_mp) ;;
     *) echo "unknown run $run"; continue ;;
   esac
   [ $run = openblas ] || [ "$gpus" -gt 0 ] || { echo "$run: no GPU, skipped"; continue; }
   devs=0 extra=(-x DLGEMM_DEVICES=0)
   [ $run != dlgemm_1gpu ] && devs=$(seq -s ' ' 0 $((gpus - 1))) extra=()
   [ $run = dlgemm_pblas ] && extra=(-x DLGEMM_PBLAS_BLOCK=${PBLAS_BLOCK:-1024})
-  [ $run = dlgemm_resident ] && extra=(-x DLGEMM_SCALAPACK=gpu)
+  [ $run = dlgemm_resident ] && extra=(-x DLGEMM_SCALAPACK=resident)
+  mp_libs= # the libraries of dlgemm_mp's cuSOLVERMp, after OpenBLAS's
+  [ $run = dlgemm_mp ] && extra=(-x DLGEMM_SCALAPACK=gpu -x NCCL_NVLS_ENABLE=0) mp_libs=${MP_LIBS:-}
   {
     if [ $run = openblas ]; then
       run "$bin" "$routines" "$n" "$nb" "$reps"
-    elif [ $run = cusolvermp ]; then
-      LD_LIBRARY_PATH=${MP_LIBS:-}:${LD_LIBRARY_PATH:-} run -x PDBENCH_ENGINE=cusolvermp \
-        -x NCCL_NVLS_ENABLE=0 "$bin" pdpotrf "$n" "$nb" "$reps"
     else
       for d in $devs; do # each device's model, one rank alone on it
         ranks=1 run -x LD_PRELOAD="$lib" -x DLGEMM_DEVICES=$d -x DLGEMM_VERBOSE=1 \
@@ -134,7 +135,7 @@ for r, n in keys:
     row = [t.get((run, r, n)) for run in runs]
     cells = " ".join(f"{x[0]:14.3f}" if x else f"{'-':>14}" for x in row)
     base = t.get(("openblas", r, n))
-    ratios = " ".join(f"{base[0] / x[0]:20.2f}" if base and x else f"{'-':>20}"
+    ratios = " ".join(f"{base[0] / x[0]:20.2f}" if base and x and x[0] > 0 else f"{'-':>20}"
                       for run, x in zip(runs, row) if run != "openblas")
     bad = [run for run, x in zip(runs, row) if x and x[3] != "ok"]
     print(f"{r:>8} {n:6d} {cells} {ratios}" + (f"  RESIDUAL FAILED: {bad}" if bad else ""))

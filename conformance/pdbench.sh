@@ -17,7 +17,9 @@ bin=$1 lib=$2 mpirun=${3:-mpirun}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 # CI and GPU machines run as root
-gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+# shellcheck source=conformance/visible_gpus.sh
+. "$(dirname "$0")/visible_gpus.sh"
+gpus=$(visible_gpus)
 force=auto
 [ "$gpus" -gt 0 ] && force=gpu
 args=(pdgemm,pdgetrf,pdpotrf 700 64 1)

@@ -10,7 +10,7 @@
 #            programs (dpb3tst...) run in its PBLAS/, the others in it, each
 #            reading its .dat file from there
 #   MPIRUN   (environment) the launcher, default mpirun
-#   GPUS     (environment) GPUs on the node, default nvidia-smi's count: rank r must log
+#   GPUS     (environment) GPUs on the node, default those visible (visible_gpus.sh): rank r must log
 #            "host arrays on CUDA device r mod GPUS (node-local rank ...)"
 # Each rank runs with DLGEMM_FORCE=gpu, so every call dlgemm takes is on
 # the GPU; its DLGEMM_VERBOSE lines go to its own file (--output-filename).
@@ -27,7 +27,9 @@
 set -u
 lib=$1 dir=$2 ranks=$3
 shift 3
-mpirun=${MPIRUN:-mpirun} gpus=${GPUS:-$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')}
+# shellcheck source=conformance/visible_gpus.sh
+. "$(dirname "$0")/visible_gpus.sh"
+mpirun=${MPIRUN:-mpirun} gpus=${GPUS:-$(visible_gpus)}
 # Open MPI takes its prefix from the path it was started by: /bin/x (a
 # merged /usr) would make it "/", which it refuses
 [ -e "$mpirun" ] && mpirun=$(readlink -f "$mpirun")

@@ -1,15 +1,18 @@
 #!/bin/bash
 # scalapack_dist.sh - ScaLAPACK's Cholesky testers (xdllt, xsllt) with
-# PxPOTRF taken by dlgemm's own distributed algorithm (plugin/dist), each
-# rank's local matrix resident in a store: DLGEMM_SCALAPACK=host (the same
-# algorithm on the CPU: CI checks the blocks, messages and ranks) or gpu.
+# PxPOTRF taken by dlgemm (plugin/dist): DLGEMM_SCALAPACK=host (dlgemm's own
+# distributed algorithm, each rank's local matrix resident in a host store:
+# CI checks the blocks, messages and ranks), resident (the same on the
+# GPUs) or gpu (cuSOLVERMp where it loads, for the lower case; the rest
+# resident).  Each rank's calls are counted by engine.
 # Lower and upper, N from 4 to 97, NB from 1 to 16, every process grid of
 # RANKS ranks and fewer; each run must pass exactly as many residual checks
 # as the plain run (and fail none), every PxPOTRF must have been taken
-# ("resident" on its rank's verbose line, none sent to the next ScaLAPACK),
-# and on each rank of the largest grid.
+# (its rank's verbose line, none sent to the next ScaLAPACK), and on each
+# rank of the largest grid; with EXPECT_MP=1 (gpu, cuSOLVERMp on the
+# library path) every lower-case call by cuSOLVERMp.
 #
-# usage: scalapack_dist.sh LIBDLGEMM TESTDIR host|gpu RANKS [PROGRAM...]
+# usage: scalapack_dist.sh LIBDLGEMM TESTDIR host|resident|gpu RANKS [PROGRAM...]
 #   TESTDIR  the testers' directory (.../scalapack/openmpi-tests)
 #   MPIRUN   (environment) the launcher, default mpirun
 # The testers' own condition-estimate and refinement tests are off in the
@@ -22,8 +25,8 @@ progs=${*:-xdllt xsllt}
 mpirun=${MPIRUN:-mpirun}
 [ -e "$mpirun" ] && mpirun=$(readlink -f "$mpirun")
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-if [ "$mode" = gpu ] && ! nvidia-smi -L >/dev/null 2>&1; then
-  echo "SKIP: scalapack_dist.sh: DLGEMM_SCALAPACK=gpu needs an NVIDIA GPU"
+if [ "$mode" != host ] && ! nvidia-smi -L >/dev/null 2>&1; then
+  echo "SKIP: scalapack_dist.sh: DLGEMM_SCALAPACK=$mode needs an NVIDIA GPU"
   exit 77
 fi
 if [ "$(nproc)" -lt "$ranks" ]; then
@@ -77,14 +80,21 @@ EOF
     line="$prog $uplo: $(echo "$passed" | awk '{print $1}') residual checks passed, as plain"
     for r in $(seq 0 $((ranks - 1))); do
       log=$(find "$work/ranks" -path "*/rank.$r/stderr" | head -1)
-      taken=$(grep -cE "^dlgemm: p[sd]potrf_ .*-> (host|cuda:[0-9]+), resident" "$log" 2>/dev/null)
+      taken=$(grep -cE "^dlgemm: p[sd]potrf_ .*-> ((host|cuda:[0-9]+), resident|cusolvermp)" \
+        "$log" 2>/dev/null)
+      mp=$(grep -cE "^dlgemm: p[sd]potrf_ .*-> cusolvermp" "$log" 2>/dev/null)
       forwarded=$(grep -cE "^dlgemm: p[sd]potrf_ -> next ScaLAPACK" "$log" 2>/dev/null)
+      if [ "${EXPECT_MP:-0}" = 1 ] && [ $uplo = L ] && [ "${mp:-0}" -ne "${taken:-0}" ]; then
+        echo "FAIL: $prog $uplo: rank $r: ${mp:-0} of ${taken:-0} calls by cuSOLVERMp"
+        grep -m3 -E "^dlgemm: p[sd]potrf_ .*resident" "$log"
+        status=1
+      fi
       if [ "${taken:-0}" -eq 0 ] || [ "${forwarded:-0}" -ne 0 ]; then
         echo "FAIL: $prog $uplo: rank $r took ${taken:-0} calls and forwarded ${forwarded:-0}"
         grep -m3 -E "^dlgemm: p[sd]potrf_" "$log"
         status=1
       fi
-      line="$line; rank $r: ${taken:-0} resident"
+      line="$line; rank $r: ${taken:-0} taken (${mp:-0} by cuSOLVERMp)"
     done
     echo "$line"
     rm -rf "$work/ranks"

@@ -221,11 +221,12 @@ static void load(void)
    * tests) */
   config.rival = (dlg_rival_mode)PARSE_CHOICE("DLGEMM_CUBLAS", "off, auto or on", "off", "auto",
                                               "on");
-  /* ScaLAPACK's factorizations on each rank's local matrix, resident
-   * (plugin/dist): off (default, until a measured rule decides), gpu,
-   * host (the same algorithm on the ranks' CPUs: tests) */
-  config.dist = (dlg_dist_mode)PARSE_CHOICE("DLGEMM_SCALAPACK", "off, gpu or host", "off", "gpu",
-                                            "host");
+  /* ScaLAPACK's factorizations on the ranks' GPUs (plugin/dist): off
+   * (default, until a measured rule decides), gpu (cuSOLVERMp where it
+   * loads, else dlgemm's resident algorithm), host (that algorithm on the
+   * ranks' CPUs: tests), resident (that algorithm on the GPUs) */
+  config.dist = (dlg_dist_mode)PARSE_CHOICE("DLGEMM_SCALAPACK", "off, gpu, host or resident",
+                                            "off", "gpu", "host", "resident");
   parse_fault();
   parse_devices();
 }

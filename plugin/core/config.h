@@ -16,7 +16,12 @@ enum { DLG_MAX_DEVICES = 16 };
 typedef enum dlg_rival_mode { DLG_RIVAL_OFF = 0, DLG_RIVAL_AUTO = 1, DLG_RIVAL_ON = 2 } dlg_rival_mode;
 
 /* DLGEMM_SCALAPACK: ScaLAPACK's entry points (shims/scalapack, plugin/dist) */
-typedef enum dlg_dist_mode { DLG_DIST_OFF = 0, DLG_DIST_GPU = 1, DLG_DIST_HOST = 2 } dlg_dist_mode;
+typedef enum dlg_dist_mode {
+  DLG_DIST_OFF = 0,
+  DLG_DIST_GPU = 1,      /* cuSOLVERMp where it loads and takes the call, else resident */
+  DLG_DIST_HOST = 2,     /* dlgemm's own algorithm on the CPU (tests) */
+  DLG_DIST_RESIDENT = 3  /* dlgemm's own algorithm on the GPU */
+} dlg_dist_mode;
 
 typedef struct dlg_config {
   int verbose;            /* DLGEMM_VERBOSE: one line per call on stderr */
@@ -60,7 +65,7 @@ typedef struct dlg_config {
    * k (shims/fortran/pilaenv.c); 0: ScaLAPACK's own answer */
   int pblas_block;
   dlg_rival_mode rival;   /* DLGEMM_CUBLAS=off|auto|on */
-  dlg_dist_mode dist;     /* DLGEMM_SCALAPACK=off|gpu|host */
+  dlg_dist_mode dist;     /* DLGEMM_SCALAPACK=off|gpu|host|resident */
   int min_mnk_set;        /* DLGEMM_MIN_MNK was given: it, not the model, routes host calls */
   /* DLGEMM_DEVICES=0,1: the CUDA ordinals host-array calls use, in order,
    * an engine per entry (0,0: two engines on one GPU, the tests' second

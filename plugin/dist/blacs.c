@@ -26,6 +26,7 @@ static void *find(const char *name)
 static void load(void)
 {
   *(void **)&blacs.gridinfo = find("Cblacs_gridinfo");
+  *(void **)&blacs.pnum = find("Cblacs_pnum");
   *(void **)&blacs.gebs2d[0] = find("Csgebs2d");
   *(void **)&blacs.gebs2d[1] = find("Cdgebs2d");
   *(void **)&blacs.gebr2d[0] = find("Csgebr2d");
@@ -54,13 +55,13 @@ void dlg_blacs_bcast(const dlg_blacs *b, const dlg_grid *g, const char *scope, d
   else b->gebr2d[t](g->ctxt, sc, top, m, n, a, ld, rsrc, csrc);
 }
 
-void dlg_blacs_bcast_int(const dlg_blacs *b, const dlg_grid *g, const char *scope, int *v,
-                         int rsrc, int csrc)
+void dlg_blacs_bcast_ints(const dlg_blacs *b, const dlg_grid *g, const char *scope, int *v,
+                          int count, int rsrc, int csrc)
 {
   char sc[8], top[] = " ";
   snprintf(sc, sizeof sc, "%s", scope);
-  if (g->row == rsrc && g->col == csrc) b->igebs2d(g->ctxt, sc, top, 1, 1, v, 1);
-  else b->igebr2d(g->ctxt, sc, top, 1, 1, v, 1, rsrc, csrc);
+  if (g->row == rsrc && g->col == csrc) b->igebs2d(g->ctxt, sc, top, count, 1, v, count);
+  else b->igebr2d(g->ctxt, sc, top, count, 1, v, count, rsrc, csrc);
 }
 
 int dlg_blacs_sum_all(const dlg_blacs *b, const dlg_grid *g, int v)

@@ -10,6 +10,7 @@
 
 typedef struct dlg_blacs {
   void (*gridinfo)(int ctxt, int *nprow, int *npcol, int *myrow, int *mycol);
+  int (*pnum)(int ctxt, int prow, int pcol); /* the process at (prow, pcol) */
   /* broadcast send / receive of an m x n column-major matrix (lda) over
    * scope "All", "Row" or "Column"; [0] float, [1] double */
   void (*gebs2d[2])(int ctxt, char *scope, char *top, int m, int n, void *a, int lda);
@@ -37,9 +38,14 @@ typedef struct dlg_grid {
  * root sends, the others of the scope receive into a. */
 void dlg_blacs_bcast(const dlg_blacs *b, const dlg_grid *g, const char *scope, dlg_dtype dtype,
                      int m, int n, void *a, int ld, int rsrc, int csrc);
-/* The same for one int. */
-void dlg_blacs_bcast_int(const dlg_blacs *b, const dlg_grid *g, const char *scope, int *v,
-                         int rsrc, int csrc);
+/* The same for count ints. */
+void dlg_blacs_bcast_ints(const dlg_blacs *b, const dlg_grid *g, const char *scope, int *v,
+                          int count, int rsrc, int csrc);
+static inline void dlg_blacs_bcast_int(const dlg_blacs *b, const dlg_grid *g, const char *scope,
+                                       int *v, int rsrc, int csrc)
+{
+  dlg_blacs_bcast_ints(b, g, scope, v, 1, rsrc, csrc);
+}
 /* v summed over every rank of the grid, the sum on each. */
 int dlg_blacs_sum_all(const dlg_blacs *b, const dlg_grid *g, int v);
 

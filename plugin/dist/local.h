@@ -63,7 +63,34 @@ static inline dlg_lmat dlg_lmat_t(dlg_lmat m)
   return t;
 }
 
-/* The column-major matrix a view is: itself, or the one it transposes. */
-static inline dlg_lmat dlg_lmat_stored(dlg_lmat m) { return m.rs == 1 ? m : dlg_lmat_t(m); }
+/* Whether a view is the transpose of a column-major matrix.  A single
+ * column whose elements are adjacent is both (the upper case's panels when
+ * NB is 1: rs and cs both 1); it counts as column-major, and every store
+ * decides by this one test, so that the matrix, its leading dimension and
+ * the operation on it agree. */
+static inline int dlg_lmat_is_t(dlg_lmat m)
+{
+  return !(m.rs == 1 && (m.cols <= 1 || m.cs >= m.rows));
+}
+
+/* The column-major matrix a view is: itself, or the one it transposes; a
+ * single column's leading dimension (never used) at least its rows, as the
+ * kernels and copies require of any. */
+static inline dlg_lmat dlg_lmat_stored(dlg_lmat m)
+{
+  dlg_lmat s = dlg_lmat_is_t(m) ? dlg_lmat_t(m) : m;
+  if (s.cols <= 1 && s.cs < s.rows) s.cs = s.rows;
+  return s;
+}
+
+/* Whether the GPU store can take a view: its stored matrix column-major
+ * with a leading dimension of at least its rows (the level-3 routines and
+ * the copies refuse any other).  The host store, whose loops read any
+ * strides, refuses what this refuses, so that CI finds such a view. */
+static inline int dlg_lmat_takeable(dlg_lmat m)
+{
+  const dlg_lmat s = dlg_lmat_stored(m);
+  return s.rs == 1 && s.cs >= (s.rows > 1 ? s.rows : 1);
+}
 
 #endif

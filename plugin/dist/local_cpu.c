@@ -28,10 +28,35 @@ static void set(const dlg_local *l, dlg_lmat m, int64_t i, int64_t j, double v)
   else ((float *)m.p)[e] = (float)v;
 }
 
+/* Whether every view of an operation is one the GPU store could take
+ * (local.h); the first that is not fails the store, as it would there.
+ * A copy's view and host array must be column-major as they are (the GPU
+ * copies them by columns; a single column's pitch does not count). */
+static int takeable(dlg_local *l, int n, const dlg_lmat *m)
+{
+  int i;
+  for (i = 0; i < n && !l->status; i++)
+    if (!dlg_lmat_takeable(m[i]))
+      l->status = dlg_fail(DLGEMM_ERR_BACKEND_FAILED, "a %lldx%lld view (strides %lld, %lld) that "
+                           "the GPU store cannot take", (long long)m[i].rows,
+                           (long long)m[i].cols, (long long)m[i].rs, (long long)m[i].cs);
+  return !l->status;
+}
+
+static int copyable(dlg_local *l, dlg_lmat m, int64_t ld)
+{
+  const dlg_lmat h = {0, m.rows, m.cols, 1, ld};
+  const dlg_lmat both[2] = {m, h};
+  if (!l->status && dlg_lmat_is_t(m))
+    l->status = dlg_fail(DLGEMM_ERR_BACKEND_FAILED, "a copy of a transposed view");
+  return takeable(l, 2, both);
+}
+
 static void cpu_to_host(dlg_local *l, dlg_lmat m, void *host, int64_t ld)
 {
   const dlg_lmat h = {(uintptr_t)host, m.rows, m.cols, 1, ld};
   int64_t i, j;
+  if (!copyable(l, m, ld)) return;
   for (j = 0; j < m.cols; j++)
     for (i = 0; i < m.rows; i++) set(l, h, i, j, get(l, m, i, j));
 }
@@ -40,6 +65,7 @@ static void cpu_from_host(dlg_local *l, const void *host, int64_t ld, dlg_lmat m
 {
   const dlg_lmat h = {(uintptr_t)host, m.rows, m.cols, 1, ld};
   int64_t i, j;
+  if (!copyable(l, m, ld)) return;
   for (j = 0; j < m.cols; j++)
     for (i = 0; i < m.rows; i++) set(l, m, i, j, get(l, h, i, j));
 }
@@ -87,7 +113,7 @@ static dlgemm_status cpu_close(dlg_local *l, int keep)
 static int cpu_potrf_lower(dlg_local *l, dlg_lmat a)
 {
   int64_t i, j, p;
-  if (l->status) return 0;
+  if (!takeable(l, 1, &a)) return 0;
   for (j = 0; j < a.rows; j++) {
     double d = get(l, a, j, j), r;
     for (p = 0; p < j; p++) d -= get(l, a, j, p) * get(l, a, j, p);
@@ -109,8 +135,9 @@ static int cpu_potrf_lower(dlg_local *l, dlg_lmat a)
 /* b = b t^-T: row by row, x t^T = b is forward substitution with t's rows. */
 static void cpu_trsm(dlg_local *l, dlg_lmat t, dlg_lmat b)
 {
+  const dlg_lmat views[2] = {t, b};
   int64_t r, j, p;
-  if (l->status) return;
+  if (!takeable(l, 2, views)) return;
   for (r = 0; r < b.rows; r++)
     for (j = 0; j < b.cols; j++) {
       double v = get(l, b, r, j);
@@ -121,8 +148,9 @@ static void cpu_trsm(dlg_local *l, dlg_lmat t, dlg_lmat b)
 
 static void cpu_gemm_nt(dlg_local *l, double alpha, dlg_lmat a, dlg_lmat b, double beta, dlg_lmat c)
 {
+  const dlg_lmat views[3] = {a, b, c};
   int64_t i, j, p;
-  if (l->status) return;
+  if (!takeable(l, 3, views)) return;
   for (j = 0; j < c.cols; j++)
     for (i = 0; i < c.rows; i++) {
       double v = 0;
@@ -133,8 +161,9 @@ static void cpu_gemm_nt(dlg_local *l, double alpha, dlg_lmat a, dlg_lmat b, doub
 
 static void cpu_syrk_lower(dlg_local *l, double alpha, dlg_lmat a, double beta, dlg_lmat c)
 {
+  const dlg_lmat views[2] = {a, c};
   int64_t i, j, p;
-  if (l->status) return;
+  if (!takeable(l, 2, views)) return;
   for (j = 0; j < c.cols; j++)
     for (i = j; i < c.rows; i++) {
       double v = 0;

@@ -43,6 +43,7 @@ static void copy(dlg_local *l, const void *host, int64_t ld, CUdeviceptr d, int6
 {
   cuda_state *s = l->state;
   if (l->status || rows <= 0 || cols <= 0) return;
+  if (cols == 1) ld = dld = rows; /* one column: its pitch is never used, and may be 1 */
   l->status = dlg_cuda_offload_matrix(0, (void *)host, ld, d, dld, rows, cols,
                                       dlg_elem_size(l->dtype), to_device, s->trip.stream[0]);
 }
@@ -106,10 +107,18 @@ static dlgemm_status cuda_close(dlg_local *l, int keep)
   return l->status;
 }
 
-static dlg_dview view(dlg_lmat m)
+static dlg_dview raw(dlg_lmat m)
 {
   const dlg_dview v = {(CUdeviceptr)m.p, m.rows, m.cols, m.rs, m.cs};
   return v;
+}
+
+/* A view as the kernels take it: its stored matrix's leading dimension
+ * made valid (dlg_lmat_stored), then turned back. */
+static dlg_dview view(dlg_lmat m)
+{
+  const dlg_dview v = raw(dlg_lmat_stored(m));
+  return dlg_lmat_is_t(m) ? dlg_step_transposed(v) : v;
 }
 
 static void cuda_to_host(dlg_local *l, dlg_lmat m, void *host, int64_t ld)
@@ -143,10 +152,10 @@ static int cuda_potrf_lower(dlg_local *l, dlg_lmat a)
 }
 
 /* The level-3 routines take column-major matrices (blas3.h): a view that
- * is the transpose of one (rs != 1: the upper case's) is passed as the
+ * is the transpose of one (dlg_lmat_is_t: the upper case's) is passed as the
  * matrix it transposes, the routine's side, triangle and operation turned
  * to match. */
-static dlg_dview stored(dlg_lmat m) { return view(dlg_lmat_stored(m)); }
+static dlg_dview stored(dlg_lmat m) { return raw(dlg_lmat_stored(m)); }
 
 /* b = b t^-T, t lower.  With b = B^T it is B = t^-1 B; with t = T^T, T is
  * upper and t^-T = T^-1, t^-1 = T^-T. */
@@ -154,7 +163,7 @@ static void cuda_trsm(dlg_local *l, dlg_lmat t, dlg_lmat b)
 {
   cuda_state *s = l->state;
   const dlg_dview none = {0};
-  const int bt = b.rs != 1, tt = t.rs != 1;
+  const int bt = dlg_lmat_is_t(b), tt = dlg_lmat_is_t(t);
   dlg_level3 x = {.kind = DLG_L3_TRSM, .dtype = l->dtype, .right = !bt, .upper = tt,
                   .transa = bt == tt ? 'T' : 'N', .m = bt ? b.cols : b.rows,
                   .n = bt ? b.rows : b.cols, .alpha = {1, 0}, .precision = s->run.precision};
@@ -178,8 +187,8 @@ static void cuda_syrk_lower(dlg_local *l, double alpha, dlg_lmat a, double beta,
 {
   cuda_state *s = l->state;
   const dlg_dview none = {0};
-  dlg_level3 x = {.kind = DLG_L3_SYRK, .dtype = l->dtype, .upper = c.rs != 1,
-                  .transa = a.rs != 1 ? 'T' : 'N', .n = c.rows, .k = a.cols,
+  dlg_level3 x = {.kind = DLG_L3_SYRK, .dtype = l->dtype, .upper = dlg_lmat_is_t(c),
+                  .transa = dlg_lmat_is_t(a) ? 'T' : 'N', .n = c.rows, .k = a.cols,
                   .alpha = {alpha, 0}, .beta = {beta, 0}, .precision = s->run.precision};
   if (l->status || !c.rows) return;
   dlg_cuda_blas3(&s->run, &x, stored(a), stored(a), stored(c), none);

@@ -37,14 +37,13 @@
 #include "core/config.h"
 #include "core/errors.h"
 #include "dist/blacs.h"
+#include "dist/layout.h"
 #include "dist/local_cpu.h"
 #include "dist/potrf.h"
 #ifdef DLGEMM_HAVE_CUDA
 #include "dist/local_cuda.h"
+#include "dist/mp.h"
 #endif
-
-/* ScaLAPACK's descriptor fields (DESCA(DTYPE_) ... DESCA(LLD_)), 0-based */
-enum { DTYPE_, CTXT_, M_, N_, MB_, NB_, RSRC_, CSRC_, LLD_ };
 
 /* The call in the lower-triangle view: the grid as the view sees it. */
 typedef struct plan {
@@ -56,18 +55,6 @@ typedef struct plan {
   dlg_dtype dtype;
   size_t es;
 } plan;
-
-/* Elements of a dimension of n in blocks of nb over procs that proc holds
- * (ScaLAPACK's NUMROC, the first block on process 0). */
-static int64_t numroc(int64_t n, int64_t nb, int proc, int procs)
-{
-  const int64_t blocks = n / nb, extra = n % nb;
-  int64_t mine = blocks / procs * nb;
-  const int64_t left = blocks % procs;
-  if (proc < left) mine += nb;
-  else if (proc == left) mine += extra;
-  return mine;
-}
 
 /* Local index of the first element of blocks after block k held by proc. */
 static int64_t after(int64_t k, int proc, int procs, int64_t nb, int64_t local)
@@ -160,7 +147,7 @@ typedef struct buffers {
 static int factor(dlg_local *l, const plan *pl, dlg_lmat a, uintptr_t scratch, buffers *h)
 {
   const int64_t n = pl->n, nb = pl->nb, K = (n + nb - 1) / nb, es = (int64_t)pl->es;
-  const int64_t maxm = numroc(n, nb, 0, pl->p); /* process row 0 holds the most rows */
+  const int64_t maxm = dlg_numroc(n, nb, 0, pl->p); /* process row 0 holds the most rows */
   const int t = pl->upper;
   /* scratch: the diagonal block (nb x nb), the panel for the local rows
    * (mloc x nb) and for the local columns (nloc x nb), oriented */
@@ -205,7 +192,7 @@ static int factor(dlg_local *l, const plan *pl, dlg_lmat a, uintptr_t scratch, b
     /* 3. every rank gets the panel: each process row's part from its rank
      * in column vc, into the panel's global rows */
     for (pr = 0; pr < pl->p; pr++) {
-      const int64_t held = numroc(n, nb, pr, pl->p), from = after(k, pr, pl->p, nb, held);
+      const int64_t held = dlg_numroc(n, nb, pr, pl->p), from = after(k, pr, pl->p, nb, held);
       const int64_t count = held - from;
       const map_ctx m = {from, first, pr, pl->p};
       if (count <= 0) continue;
@@ -259,7 +246,7 @@ static int takes(const dlg_dist_potrf *c)
 int dlg_dist_potrf_run(const dlg_dist_potrf *c, int *info)
 {
   const dlg_config *cfg = dlg_config_get();
-  char why[160] = "";
+  char why[256] = "", mp_why[256] = "";
   plan pl;
   dlg_local l = {0};
   dlg_lmat a;
@@ -284,20 +271,31 @@ int dlg_dist_potrf_run(const dlg_dist_potrf *c, int *info)
   pl.p = pl.upper ? pl.real.q : pl.real.p, pl.q = pl.upper ? pl.real.p : pl.real.q;
   pl.r = pl.upper ? pl.real.col : pl.real.row, pl.c = pl.upper ? pl.real.row : pl.real.col;
   pl.n = c->n, pl.nb = c->desc[NB_], pl.dtype = c->dtype, pl.es = dlg_elem_size(c->dtype);
-  pl.mloc = numroc(pl.n, pl.nb, pl.r, pl.p), pl.nloc = numroc(pl.n, pl.nb, pl.c, pl.q);
+  pl.mloc = dlg_numroc(pl.n, pl.nb, pl.r, pl.p), pl.nloc = dlg_numroc(pl.n, pl.nb, pl.c, pl.q);
   real_m = pl.upper ? pl.nloc : pl.mloc, real_n = pl.upper ? pl.mloc : pl.nloc;
-  maxm = numroc(pl.n, pl.nb, 0, pl.p);
+  maxm = dlg_numroc(pl.n, pl.nb, 0, pl.p);
+
+  ok = c->desc[LLD_] >= (real_m > 1 ? real_m : 1);
+#ifdef DLGEMM_HAVE_CUDA
+  /* cuSOLVERMp first, for what it takes (the lower case); the grid
+   * decides together there too, and what it leaves comes here */
+  if (cfg->dist == DLG_DIST_GPU && !pl.upper &&
+      dlg_dist_mp_potrf(pl.b, &pl.real, c, ok, real_m, real_n, info, mp_why, sizeof mp_why)) {
+    if (cfg->verbose)
+      fprintf(stderr, "dlgemm: %s %c n=%d nb=%d grid %dx%d (%d,%d) -> cusolvermp (%.1f ms)\n",
+              c->origin, c->uplo, c->n, (int)pl.nb, pl.real.p, pl.real.q, pl.real.row,
+              pl.real.col, (dlg_now() - t0) * 1e3);
+    return 1;
+  }
+#endif
 
   /* every rank opens its store, then the grid decides together */
   l.dtype = c->dtype;
 #ifdef DLGEMM_HAVE_CUDA
-  l.ops = cfg->dist == DLG_DIST_GPU ? &dlg_local_cuda : &dlg_local_cpu;
+  l.ops = cfg->dist == DLG_DIST_HOST ? &dlg_local_cpu : &dlg_local_cuda;
 #else
   l.ops = &dlg_local_cpu;
-#endif
-  ok = c->desc[LLD_] >= (real_m > 1 ? real_m : 1);
-#ifndef DLGEMM_HAVE_CUDA
-  if (cfg->dist == DLG_DIST_GPU) ok = 0, snprintf(why, sizeof why, "built without CUDA");
+  if (cfg->dist != DLG_DIST_HOST) ok = 0, snprintf(why, sizeof why, "built without CUDA");
 #endif
   ok = ok && l.ops->open(&l, c->a, real_m, real_n, c->desc[LLD_],
                          pl.nb * pl.nb + (pl.mloc + pl.nloc) * pl.nb, &a, &scratch) == DLGEMM_OK;
@@ -320,8 +318,12 @@ int dlg_dist_potrf_run(const dlg_dist_potrf *c, int *info)
     if (pl.upper) a = dlg_lmat_t(a);
     result = factor(&l, &pl, a, scratch, &h);
     /* the second vote: a rank that failed sends every rank to the next ScaLAPACK */
-    votes = dlg_blacs_sum_all(pl.b, &pl.real, result >= 0 && !l.status);
-    if (votes != pl.real.p * pl.real.q) snprintf(why, sizeof why, "a rank's store failed");
+    ok = result >= 0 && !l.status;
+    votes = dlg_blacs_sum_all(pl.b, &pl.real, ok);
+    if (!ok)
+      snprintf(why, sizeof why, "this rank's store failed: %s", dlgemm_last_error());
+    else if (votes != pl.real.p * pl.real.q)
+      snprintf(why, sizeof why, "another rank's store failed");
     else if (result > 0)
       snprintf(why, sizeof why, "INFO=%d, not positive definite: the next ScaLAPACK writes "
                "the reference's partial factor", result);
@@ -329,15 +331,23 @@ int dlg_dist_potrf_run(const dlg_dist_potrf *c, int *info)
     snprintf(why, sizeof why, "another rank could not take it");
   }
   ok = votes == pl.real.p * pl.real.q && result == 0;
-  if (l.state) l.ops->close(&l, ok);
+  /* the factor back into the caller's array (a failed copy leaves it
+   * half written: no fallback can undo that, so INFO says it) */
+  if (l.state && l.ops->close(&l, ok) && ok) {
+    fprintf(stderr, "dlgemm: %s: copying the factor back failed (%s); it is incomplete\n",
+            c->origin, dlgemm_last_error());
+    result = -1;
+  }
   if (cfg->verbose && ok)
-    fprintf(stderr, "dlgemm: %s %c n=%d nb=%d grid %dx%d (%d,%d) -> %s, resident (%.1f ms)\n",
+    fprintf(stderr, "dlgemm: %s %c n=%d nb=%d grid %dx%d (%d,%d) -> %s, resident (%.1f ms)%s%s%s\n",
             c->origin, c->uplo, c->n, (int)pl.nb, pl.real.p, pl.real.q, pl.real.row,
-            pl.real.col, store, (dlg_now() - t0) * 1e3);
+            pl.real.col, store, (dlg_now() - t0) * 1e3, mp_why[0] ? " [" : "", mp_why,
+            mp_why[0] ? "]" : "");
   else if (cfg->verbose)
-    fprintf(stderr, "dlgemm: %s -> next ScaLAPACK (%s)\n", c->origin, why);
+    fprintf(stderr, "dlgemm: %s -> next ScaLAPACK (%c n=%d nb=%d: %s)%s%s%s\n", c->origin,
+            c->uplo, c->n, (int)pl.nb, why, mp_why[0] ? " [" : "", mp_why, mp_why[0] ? "]" : "");
   free(buffer);
   if (!ok) return 0;
-  *info = 0;
+  *info = result;
   return 1;
 }
