@@ -3,10 +3,12 @@
 # side, in one hold: the soak with faults at random on GPU 1 (SOAK_S, default
 # 1260 s), 8 then 2 processes of 16 threads sharing GPU 2 and 4 sharing GPU 3
 # (SHARE_S each, default 600 s), every answer checked (conformance/soak).
+# On a machine of two or three GPUs only GPU 1's run is made: $SHARE_PROCS
+# (default 2) processes of 16 threads for SHARE_S.
 # A device call lasts 10 minutes at most, so `start` leaves them running in
 # their own sessions (setsid: they outlive the call, not the machine) and
 # returns; later calls run other work on GPU 0 and `wait` collects.  The
-# runs are pinned to all cores but the last 20, which GPU 0's work gets
+# runs are pinned to all cores but the last 20 (12 of 16-40), which GPU 0's work gets
 # (`taskset -c $(bench/neighbours_x4.sh cores)`), so that timings there see
 # a quieter host.
 #
@@ -17,15 +19,17 @@
 set -u
 dir=${NEIGHBOURS_DIR:-/tmp/neighbours}
 cores=$(nproc)
-background="0-$((cores > 40 ? cores - 21 : cores - 1))"
+keep=$((cores > 40 ? 20 : cores >= 16 ? 12 : 0)) # cores left to GPU 0's work
+background="0-$((cores - keep - 1))"
 case ${1:-} in
 cores)
-  echo "$((cores > 40 ? cores - 20 : 0))-$((cores - 1))"
+  echo "$((keep > 0 ? cores - keep : 0))-$((cores - 1))"
   ;;
 start)
   soak=$(realpath "${2:?usage: neighbours_x4.sh start BUILD}")/conformance/soak
   [ -x "$soak" ] || { echo "neighbours_x4.sh: no $soak"; exit 1; }
-  [ "$(nvidia-smi -L | wc -l)" -ge 4 ] || { echo "neighbours_x4.sh: fewer than 4 GPUs"; exit 1; }
+  gpus=$(nvidia-smi -L | wc -l)
+  [ "$gpus" -ge 2 ] || { echo "neighbours_x4.sh: fewer than 2 GPUs"; exit 1; }
   mkdir -p "$dir"
   run() { # name, GPU, injected faults ("" for none), the soak's arguments; pid in $dir/name.pid
     local name=$1 gpu=$2 fault=$3
@@ -35,6 +39,13 @@ start)
       env CUDA_VISIBLE_DEVICES="$gpu" ${fault:+DLGEMM_INJECT_FAULT=$fault} \
       taskset -c "$background" "$soak" run "$@" >"$dir/$name.log" 2>&1 </dev/null &
   }
+  if [ "$gpus" -lt 4 ]; then
+    run "share_${SHARE_PROCS:-2}" 1 "" "${SHARE_S:-600}" "${SHARE_PROCS:-2}" 16
+    sleep 3
+    date +%s >"$dir/started"
+    echo "started: ${SHARE_PROCS:-2} processes on GPU 1 for ${SHARE_S:-600} s, on cores $background"
+    exit 0
+  fi
   run faults 1 random:40 "${SOAK_S:-1260}" 4 16
   run share_4 3 "" "${SHARE_S:-600}" 4 16
   # 8 processes, then 2, on GPU 2, one after the other
