@@ -1,14 +1,15 @@
 /*
- * pdbench - an unmodified ScaLAPACK program: PDGEMM, PDGETRF and PDPOTRF on a P x Q
- * process grid, timed, each answer checked.  Linked with ScaLAPACK (Open
- * MPI build) only; its ranks' dgemm_ is the next BLAS's, or dlgemm's when
+ * pdbench - an unmodified ScaLAPACK program: PDGEMM, PDGETRF, PDPOTRF and
+ * PDGEQRF on a P x Q process grid, timed, each answer checked.  Linked with
+ * ScaLAPACK (Open MPI build) only; its ranks' dgemm_ (and its PDPOTRF,
+ * PDGETRF, PDGEQRF) are the next library's, or dlgemm's when
  * LD_PRELOAD'ed, so the same binary measures both (bench/scalapack_bench.sh
  * runs it over 2 ranks on OpenBLAS, on one GPU and on a GPU per rank).
  * ScaLAPACK's own testers fix their memory at build time (xdlu stops far
  * below n = 32768), hence this program.
  *
  *   usage: mpirun -np P*Q pdbench ROUTINES N [NB] [REPS] [P]
- *     ROUTINES  comma list of pdgemm pdgetrf pdpotrf
+ *     ROUTINES  comma list of pdgemm pdgetrf pdpotrf pdgeqrf
  *     N         order of the square matrices
  *     NB        block size of the block-cyclic layout (default 512)
  *     REPS      timed calls (default 3), after one untimed call at
@@ -25,6 +26,8 @@
  *   pdgetrf A = P L U: |A x - P L (U x)|_inf / (|A|_inf |x|_inf n eps)
  *   pdpotrf A = L L^T: |A x - L (L^T x)|_inf / (the same), A symmetric with
  *                     n added to its diagonal (positive definite)
+ *   pdgeqrf A = Q R:  |A^T (A x) - R^T (R x)|_inf / (|A|_inf^2 |x|_inf n eps)
+ *                     (R alone: ScaLAPACK's QR tester checks Q and TAU)
  * Entries are a hash of their global position, the same whatever the grid.
  * Exits 1 when a residual or an info fails.
  */
@@ -60,6 +63,8 @@ void pdgemm_(const char *ta, const char *tb, const int *m, const int *n, const i
              const double *beta, double *c, const int *ic, const int *jc, const int *descc);
 void pdgetrf_(const int *m, const int *n, double *a, const int *ia, const int *ja,
               const int *desca, int *ipiv, int *info);
+void pdgeqrf_(const int *m, const int *n, double *a, const int *ia, const int *ja,
+              const int *desca, double *tau, double *work, const int *lwork, int *info);
 void pdpotrf_(const char *uplo, const int *n, double *a, const int *ia, const int *ja,
               const int *desca, int *info, size_t);
 static const int ONE = 1, ZERO = 0;
@@ -192,7 +197,13 @@ static double norm_inf(const grid *g, const dist *d)
 
 /* The slowest rank's time of one call, between barriers (its inputs set
  * up before the first). */
-typedef struct call { const grid *g; dist *a, *b, *c, *a0; int *ipiv, info; } call;
+typedef struct call {
+  const grid *g;
+  dist *a, *b, *c, *a0;
+  int *ipiv, info;
+  double *tau, *work; /* PDGEQRF's */
+  int lwork;
+} call;
 static double timed(call *k, void (*run)(call *))
 {
   double t0, t;
@@ -215,6 +226,12 @@ static void run_gemm(call *k)
 static void run_getrf(call *k)
 {
   pdgetrf_(&k->g->n, &k->g->n, k->a->v, &ONE, &ONE, k->a->desc, k->ipiv, &k->info);
+}
+
+static void run_geqrf(call *k)
+{
+  pdgeqrf_(&k->g->n, &k->g->n, k->a->v, &ONE, &ONE, k->a->desc, k->tau, k->work, &k->lwork,
+           &k->info);
 }
 
 static void run_potrf(call *k)
@@ -253,6 +270,12 @@ static double residual(const char *what, call *k)
     if (!strcmp(what, "pdpotrf")) {
       matvec(g, k->a, LOWER, 1, x, t);
       matvec(g, k->a, LOWER, 0, t, w);
+    } else if (!strcmp(what, "pdgeqrf")) { /* A^T (A x) against R^T (R x) */
+      matvec(g, k->a0, ALL, 1, y, t);
+      memcpy(y, t, n * sizeof *y);
+      matvec(g, k->a, UPPER, 0, x, t);
+      matvec(g, k->a, UPPER, 1, t, w);
+      scale *= scale;
     } else { /* w = L (U x), L unit lower, then A = P L U's row swaps, last first */
       matvec(g, k->a, UPPER, 0, x, t);
       matvec(g, k->a, STRICT_LOWER, 0, t, w);
@@ -282,31 +305,42 @@ out:
 static int bench(const grid *g, const char *what, int reps, int me)
 {
   const int gemm = !strcmp(what, "pdgemm"), potrf = !strcmp(what, "pdpotrf");
-  const double n = g->n, flops = gemm ? 2 * n * n * n : (potrf ? 1.0 : 2.0) / 3.0 * n * n * n;
+  const int qr = !strcmp(what, "pdgeqrf");
+  const double n = g->n, flops = (gemm ? 6.0 : qr ? 4.0 : potrf ? 1.0 : 2.0) / 3.0 * n * n * n;
   dist a = {0}, b = {0}, c = {0}, a0 = {0};
-  call k = {g, &a, &b, &c, &a0, NULL, 0};
+  call k = {g, &a, &b, &c, &a0, NULL, 0, NULL, NULL, -1};
   double t[51], res;
   int r, ok, fails = 0;
   ok = make(g, g->n, &a) && (gemm ? make(g, g->n, &b) && make(g, g->n, &c) : make(g, g->n, &a0));
   k.ipiv = malloc(((size_t)a.rows + g->nb) * sizeof *k.ipiv);
-  if (!ok || !k.ipiv) { /* every rank's sizes are alike: all fail or none */
+  k.tau = malloc(((size_t)a.cols + g->nb) * sizeof *k.tau);
+  if (ok && qr) { /* PDGEQRF's workspace, as it asks */
+    double want = 0;
+    k.work = &want;
+    run_geqrf(&k);
+    k.lwork = (int)want;
+    k.work = malloc(((size_t)k.lwork + 1) * sizeof *k.work);
+    ok = k.work != NULL;
+  }
+  if (!ok || !k.ipiv || !k.tau) { /* every rank's sizes are alike: all fail or none */
     if (!me) printf("%s n=%d skipped out_of_memory\n", what, g->n);
     fails++;
   } else {
     fill(g, gemm ? &a : &a0, 1, potrf);
     if (gemm) fill(g, &b, 2, 0);
     for (r = 0; r < (reps ? reps : 1); r++)
-      t[r] = timed(&k, gemm ? run_gemm : potrf ? run_potrf : run_getrf);
+      t[r] = timed(&k, gemm ? run_gemm : potrf ? run_potrf : qr ? run_geqrf : run_getrf);
     qsort(t, (size_t)r, sizeof t[0], cmp);
     res = residual(what, &k);
     ok = res < 16;
     fails += !ok;
     if (!me && reps)
       printf("%s n=%d nb=%d grid=%dx%d seconds=%.4f tflops=%.4f reps=%d residual=%.3g %s\n", what,
-             g->n, g->nb, g->p, g->q, t[r / 2], flops / t[r / 2] * 1e-12, r, res, ok ? "ok" : "FAILED");
+             g->n, g->nb, g->p, g->q, t[r / 2], flops / t[r / 2] * 1e-12, r, res,
+             ok ? "ok" : "FAILED");
     fflush(stdout);
   }
-  free(a.v), free(b.v), free(c.v), free(a0.v), free(k.ipiv);
+  free(a.v), free(b.v), free(c.v), free(a0.v), free(k.ipiv), free(k.tau), free(k.work);
   return fails;
 }
 
@@ -317,7 +351,7 @@ int main(int argc, char **argv)
   char *list, *what;
   Cblacs_pinfo(&me, &procs);
   if (argc < 3) {
-    if (!me) fprintf(stderr, "usage: pdbench pdgemm,pdgetrf,pdpotrf N [NB] [REPS] [P]\n");
+    if (!me) fprintf(stderr, "usage: pdbench pdgemm,pdgetrf,pdpotrf,pdgeqrf N [NB] [REPS] [P]\n");
     Cblacs_exit(0);
     return 2;
   }
@@ -336,7 +370,8 @@ int main(int argc, char **argv)
   list = strdup(argv[1]);
   for (what = strtok(list, ","); what; what = strtok(NULL, ",")) {
     grid w = g;
-    if (strcmp(what, "pdgemm") && strcmp(what, "pdgetrf") && strcmp(what, "pdpotrf")) {
+    if (strcmp(what, "pdgemm") && strcmp(what, "pdgetrf") && strcmp(what, "pdpotrf") &&
+        strcmp(what, "pdgeqrf")) {
       if (!me) printf("%s unknown\n", what);
       fails++;
       continue;

@@ -22,7 +22,7 @@
 # usage: bench/scalapack_bench.sh BUILD OUT [N] [NB] [REPS]
 #   (defaults 32768, 512, 1); RANKS (default 2); RUNS (default all four);
 #   MPIRUN (default mpirun); OPENBLAS_DIR (default $DEVDEPS_OPENBLAS);
-#   ROUTINES (default pdgemm,pdgetrf,pdpotrf); RUN_LIMIT (seconds a run, default 900);
+#   ROUTINES (default pdgemm,pdgetrf,pdpotrf,pdgeqrf); RUN_LIMIT (seconds a run, default 900);
 #   OPENBLAS_CORETYPE (default: the fastest of OpenBLAS's own choice,
 #   Haswell, SkylakeX and Cooperlake on this CPU)
 # Each dlgemm device's host model is measured first, by one rank alone on
@@ -31,7 +31,7 @@
 set -u
 build=$1 out=$2 n=${3:-32768} nb=${4:-512} reps=${5:-1}
 ranks=${RANKS:-2} runs=${RUNS:-openblas dlgemm_1gpu dlgemm dlgemm_pblas dlgemm_resident}
-routines=${ROUTINES:-pdgemm,pdgetrf,pdpotrf} limit=${RUN_LIMIT:-900}
+routines=${ROUTINES:-pdgemm,pdgetrf,pdpotrf,pdgeqrf} limit=${RUN_LIMIT:-900}
 mpirun=${MPIRUN:-mpirun} openblas=${OPENBLAS_DIR:-${DEVDEPS_OPENBLAS:-}}
 build=$(cd "$build" && pwd)
 bin=$build/bench/pdbench lib=$build/libdlgemm.so

@@ -1,16 +1,18 @@
 #!/bin/bash
-# scalapack_dist.sh - ScaLAPACK's Cholesky testers (xdllt, xsllt) with
-# PxPOTRF taken by dlgemm (plugin/dist): DLGEMM_SCALAPACK=host (dlgemm's own
-# distributed algorithm, each rank's local matrix resident in a host store:
-# CI checks the blocks, messages and ranks), resident (the same on the
-# GPUs) or gpu (cuSOLVERMp where it loads, for the lower case; the rest
-# resident).  Each rank's calls are counted by engine.
-# Lower and upper, N from 4 to 97, NB from 1 to 16, every process grid of
-# RANKS ranks and fewer; each run must pass exactly as many residual checks
-# as the plain run (and fail none), every PxPOTRF must have been taken
-# (its rank's verbose line, none sent to the next ScaLAPACK), and on each
-# rank of the largest grid; with EXPECT_MP=1 (gpu, cuSOLVERMp on the
-# library path) every lower-case call by cuSOLVERMp.
+# scalapack_dist.sh - ScaLAPACK's testers with dlgemm taking their
+# factorizations (plugin/dist): the Cholesky testers (xdllt, xsllt, lower
+# and upper) under DLGEMM_SCALAPACK=host (dlgemm's own distributed
+# algorithm, each rank's local matrix resident in a host store: CI checks
+# the blocks, messages and ranks), resident (the same on the GPUs) or gpu
+# (cuSOLVERMp where it loads; the upper case resident), and under gpu the
+# LU and QR testers too (xdlu, xslu, xdqr, xsqr: cuSOLVERMp's PxGETRF and
+# PxGEQRF).  N from 2 to 97, NB from 1 to 16, every process grid of RANKS
+# ranks and fewer; each run must pass exactly as many residual checks as
+# the plain run (and fail none), every call must have been taken (its
+# rank's verbose line, none sent to the next ScaLAPACK), and on each rank
+# of the largest grid; with EXPECT_MP=1 (gpu, cuSOLVERMp on the library
+# path) every call but the upper Cholesky's by cuSOLVERMp.  Without a GPU
+# the GPU modes must send every call on, as plain.
 #
 # usage: scalapack_dist.sh LIBDLGEMM TESTDIR host|resident|gpu RANKS [PROGRAM...]
 #   TESTDIR  the testers' directory (.../scalapack/openmpi-tests)
@@ -22,12 +24,18 @@ set -u
 lib=$1 dir=$2 mode=$3 ranks=$4
 shift 4
 progs=${*:-xdllt xsllt}
+# gpu: the LU and QR testers too (cuSOLVERMp's PxGETRF, PxGEQRF; nothing
+# else takes them)
+[ $# -eq 0 ] && [ "$mode" = gpu ] && progs="xdllt xsllt xdlu xslu xdqr xsqr"
 mpirun=${MPIRUN:-mpirun}
 [ -e "$mpirun" ] && mpirun=$(readlink -f "$mpirun")
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+# Without a GPU (CI) the GPU modes must give every call to the next
+# ScaLAPACK, each with its reason, and the testers' verdicts as plain
+nogpu=0
 if [ "$mode" != host ] && ! nvidia-smi -L >/dev/null 2>&1; then
-  echo "SKIP: scalapack_dist.sh: DLGEMM_SCALAPACK=$mode needs an NVIDIA GPU"
-  exit 77
+  echo "scalapack_dist.sh: no NVIDIA GPU: DLGEMM_SCALAPACK=$mode must send every call on"
+  nogpu=1
 fi
 if [ "$(nproc)" -lt "$ranks" ]; then
   echo "SKIP: scalapack_dist.sh: $ranks ranks on $(nproc) cores"
@@ -41,8 +49,55 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work" || exit 1
 status=0
+grids="$(echo "$ps" | wc -w)                       number of process grids (ordered pairs P & Q)
+$ps                     values of P
+$qs                     values of Q"
+# The LU and Cholesky testers' inputs end alike: one right-hand side, the
+# grids, no condition estimates
+solve="1                       number of NRHS's
+3                       values of NRHS
+1                       number of NBRHS's
+2                       values of NBRHS
+$grids
+3.0                     threshold
+F                       (T or F) Test Cond. Est. and Iter. Ref. Routines"
+# The LU and QR testers' inputs: square blocks only (MB = NB, what dlgemm
+# takes), QR alone of the orthogonal factorizations
+cat >LU.dat <<EOF
+'ScaLAPACK, LU factorization input file'
+'MPI Machine'
+'LU.out'                output file name (if any)
+6                       device out
+6                       number of problems sizes
+4 10 17 13 23 64        values of M
+4 12 13 13 23 40        values of N
+4                       number of NB's
+1 2 5 16                values of NB
+$solve
+EOF
+cat >QR.dat <<EOF
+'ScaLAPACK, Orthogonal factorizations input file'
+'MPI machine'
+'QR.out'                output file name (if any)
+6                       device out
+1                       number of factorizations
+'QR'                    factorizations: QR, QL, LQ, RQ, QP, TZ
+6                       number of problems sizes
+2 5 13 15 26 64         values of M
+2 7 8 17 20 40          values of N
+4                       number of blocking sizes
+1 3 5 16                values of MB
+1 3 5 16                values of NB
+$grids
+5.0                     threshold
+EOF
 for prog in $progs; do
-  for uplo in L U; do
+  case $prog in
+    *llt) uplos="L U" routine="p[sd]potrf_" ;;
+    *lu) uplos="-" routine="p[sd]getrf_" ;;
+    *) uplos="-" routine="p[sd]geqrf_" ;;
+  esac
+  for uplo in $uplos; do
     cat >LLT.dat <<EOF
 'ScaLAPACK, LLt factorization input file'
 'MPI machine'
@@ -53,15 +108,7 @@ for prog in $progs; do
 4 10 17 13 23 64 97     values of N
 5                       number of NB's
 1 2 3 5 16              values of NB
-1                       number of NRHS's
-3                       values of NRHS
-1                       number of NBRHS's
-2                       values of NBRHS
-$(echo "$ps" | wc -w)                       number of process grids (ordered pairs P & Q)
-$ps                     values of P
-$qs                     values of Q
-3.0                     threshold
-F                       (T or F) Test Cond. Est. and Iter. Ref. Routines
+$solve
 EOF
     timeout 600 "$mpirun" --oversubscribe -np "$ranks" "$dir/$prog" >plain.txt 2>&1 ||
       { echo "FAIL: $prog $uplo: plain run exited $?"; tail -5 plain.txt; status=1; continue; }
@@ -80,21 +127,26 @@ EOF
     line="$prog $uplo: $(echo "$passed" | awk '{print $1}') residual checks passed, as plain"
     for r in $(seq 0 $((ranks - 1))); do
       log=$(find "$work/ranks" -path "*/rank.$r/stderr" | head -1)
-      taken=$(grep -cE "^dlgemm: p[sd]potrf_ .*-> ((host|cuda:[0-9]+), resident|cusolvermp)" \
+      taken=$(grep -cE "^dlgemm: $routine .*-> ((host|cuda:[0-9]+), resident|cusolvermp)" \
         "$log" 2>/dev/null)
-      mp=$(grep -cE "^dlgemm: p[sd]potrf_ .*-> cusolvermp" "$log" 2>/dev/null)
-      forwarded=$(grep -cE "^dlgemm: p[sd]potrf_ -> next ScaLAPACK" "$log" 2>/dev/null)
-      if [ "${EXPECT_MP:-0}" = 1 ] && [ $uplo = L ] && [ "${mp:-0}" -ne "${taken:-0}" ]; then
+      mp=$(grep -cE "^dlgemm: $routine .*-> cusolvermp" "$log" 2>/dev/null)
+      forwarded=$(grep -cE "^dlgemm: $routine -> next ScaLAPACK" "$log" 2>/dev/null)
+      if [ "${EXPECT_MP:-0}" = 1 ] && [ "$uplo" != U ] && [ "${mp:-0}" -ne "${taken:-0}" ]; then
         echo "FAIL: $prog $uplo: rank $r: ${mp:-0} of ${taken:-0} calls by cuSOLVERMp"
-        grep -m3 -E "^dlgemm: p[sd]potrf_ .*resident" "$log"
+        grep -m3 -E "^dlgemm: $routine .*resident" "$log"
         status=1
       fi
-      if [ "${taken:-0}" -eq 0 ] || [ "${forwarded:-0}" -ne 0 ]; then
+      if [ $nogpu = 1 ]; then
+        if [ "${taken:-0}" -ne 0 ] || [ "${forwarded:-0}" -eq 0 ]; then
+          echo "FAIL: $prog $uplo: rank $r took ${taken:-0} calls without a GPU"
+          status=1
+        fi
+      elif [ "${taken:-0}" -eq 0 ] || [ "${forwarded:-0}" -ne 0 ]; then
         echo "FAIL: $prog $uplo: rank $r took ${taken:-0} calls and forwarded ${forwarded:-0}"
-        grep -m3 -E "^dlgemm: p[sd]potrf_" "$log"
+        grep -m3 -E "^dlgemm: $routine" "$log"
         status=1
       fi
-      line="$line; rank $r: ${taken:-0} taken (${mp:-0} by cuSOLVERMp)"
+      line="$line; rank $r: ${taken:-0} taken (${mp:-0} by cuSOLVERMp), ${forwarded:-0} sent on"
     done
     echo "$line"
     rm -rf "$work/ranks"

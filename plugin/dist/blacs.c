@@ -34,6 +34,8 @@ static void load(void)
   *(void **)&blacs.igebs2d = find("Cigebs2d");
   *(void **)&blacs.igebr2d = find("Cigebr2d");
   *(void **)&blacs.igsum2d = find("Cigsum2d");
+  *(void **)&blacs.gsum2d[0] = find("Csgsum2d");
+  *(void **)&blacs.gsum2d[1] = find("Cdgsum2d");
 }
 
 const dlg_blacs *dlg_blacs_get(char *why, size_t why_len)

@@ -21,6 +21,10 @@ typedef struct dlg_blacs {
                   int csrc);
   void (*igsum2d)(int ctxt, char *scope, char *top, int m, int n, int *a, int lda, int rdest,
                   int cdest);
+  /* element-wise sums of an m x n matrix over scope, on every rank with
+   * rdest -1; [0] float, [1] double */
+  void (*gsum2d[2])(int ctxt, char *scope, char *top, int m, int n, void *a, int lda, int rdest,
+                    int cdest);
 } dlg_blacs;
 
 /* The BLACS of the process (ScaLAPACK's own C entry points, found once),

@@ -1,6 +1,6 @@
 /*
  * layout.h - ScaLAPACK's block-cyclic layout, as the distributed routines
- * (potrf.c, mp.c) read a descriptor: the first block on process 0, the
+ * (run.c, potrf.c, mp.c) read a descriptor: the first block on process 0, the
  * only case they take.
  */
 #ifndef DLG_DIST_LAYOUT_H
@@ -20,6 +20,12 @@ static inline int64_t dlg_numroc(int64_t n, int64_t nb, int proc, int procs)
   if (proc < left) mine += nb;
   else if (proc == left) mine += extra;
   return mine;
+}
+
+/* The global index of local index l of proc. */
+static inline int64_t dlg_global_of(int64_t l, int proc, int procs, int64_t nb)
+{
+  return (l / nb * procs + proc) * nb + l % nb;
 }
 
 #endif

@@ -1,9 +1,10 @@
 /*
- * mp.c - PxPOTRF by NVIDIA's cuSOLVERMp on each rank's GPU, the ranks'
- * communication by NCCL (issue 52: "the communication between ranks done
- * by an existing engine"; bench/NOTES.md, "ScaLAPACK on two GPUs": at
- * n = 32768-65536 on two H200s it finished in 0.30-0.37 of the time of
- * dlgemm's own resident algorithm, which stays for what this does not take).
+ * mp.c - PxPOTRF, PxGETRF and PxGEQRF by NVIDIA's cuSOLVERMp on each rank's
+ * GPU, the ranks' communication by NCCL (issue 52: "the communication
+ * between ranks done by an existing engine"; bench/NOTES.md, "ScaLAPACK on
+ * two GPUs": its PxPOTRF at n = 32768-65536 on two H200s took 0.19-0.21 of
+ * the time of dlgemm's own resident algorithm, which stays for what this
+ * does not take).
  *
  * Nothing is linked: libcusolverMp.so.0 and libnccl.so.2 are loaded on the
  * first call as the loader finds them (the nvidia-cusolvermp-cu13 wheel's
@@ -50,6 +51,17 @@ static struct {
   int (*potrf)(void *handle, int uplo, int64_t n, void *a, int64_t ia, int64_t ja, void *desc,
                int type, void *work, size_t device_bytes, void *host_work, size_t host_bytes,
                int *info);
+  int (*getrf_size)(void *handle, int64_t m, int64_t n, void *a, int64_t ia, int64_t ja,
+                    void *desc, int64_t *ipiv, int type, size_t *device_bytes,
+                    size_t *host_bytes);
+  int (*getrf)(void *handle, int64_t m, int64_t n, void *a, int64_t ia, int64_t ja, void *desc,
+               int64_t *ipiv, int type, void *work, size_t device_bytes, void *host_work,
+               size_t host_bytes, int *info);
+  int (*geqrf_size)(void *handle, int64_t m, int64_t n, void *a, int64_t ia, int64_t ja,
+                    void *desc, int type, size_t *device_bytes, size_t *host_bytes);
+  int (*geqrf)(void *handle, int64_t m, int64_t n, void *a, int64_t ia, int64_t ja, void *desc,
+               void *tau, int type, void *work, size_t device_bytes, void *host_work,
+               size_t host_bytes, int *info);
 } mp;
 static char load_error[200];
 static pthread_once_t once = PTHREAD_ONCE_INIT;
@@ -66,6 +78,10 @@ static void load(void)
       E(1, "cusolverMpDestroyMatrixDesc", desc_destroy),
       E(1, "cusolverMpPotrf_bufferSize", potrf_size),
       E(1, "cusolverMpPotrf", potrf),
+      E(1, "cusolverMpGetrf_bufferSize", getrf_size),
+      E(1, "cusolverMpGetrf", getrf),
+      E(1, "cusolverMpGeqrf_bufferSize", geqrf_size),
+      E(1, "cusolverMpGeqrf", geqrf),
 #undef E
   };
   static const char *const libs[2] = {"libnccl.so.2", "libcusolverMp.so.0"};
@@ -151,35 +167,46 @@ static mp_grid *grid_of(const dlg_blacs *b, const dlg_grid *g, dlg_cuda_trip *t,
   return e->ok ? e : NULL;
 }
 
-/* The call on this rank's GPU: the local array there, the factorization,
- * INFO; the factor stays on the device (*d) for the caller to bring back. */
-static int factor(dlg_cuda_trip *t, mp_grid *gr, const dlg_dist_potrf *c, int64_t rows,
-                  int64_t cols, CUdeviceptr *d, int64_t dld, int *info, char *why, size_t len)
+/* The call on this rank's GPU: the local array there (at *d, leading
+ * dimension dld), the factorization, INFO, and PxGETRF's pivots or
+ * PxGEQRF's scalars (cols of them, cuSOLVERMp's layout: by local column)
+ * into `aux` on the host; the factor stays on the device for the caller. */
+static int factor(dlg_cuda_trip *t, mp_grid *gr, const dlg_dist_call *c, int64_t rows,
+                  int64_t cols, CUdeviceptr *d, int64_t dld, int *info, void *aux, char *why,
+                  size_t len)
 {
   const dlg_cuda_api *cu = t->cu;
   const int type = c->dtype == DLG_F64 ? CUDA_R_64F : CUDA_R_32F;
   const size_t es = dlg_elem_size(c->dtype);
   const size_t bytes = ((size_t)dld * (size_t)(cols > 0 ? cols : 1) * es + 255) / 256 * 256;
+  const size_t aux_bytes = (size_t)(cols > 0 ? cols : 1) * (c->kind == DLG_DIST_GETRF ? 8 : es);
   const CUstream s = stream;
+  void *const a = (void *)(uintptr_t)*d;
+  void *desc = NULL, *host_work = NULL, *v; /* v: the pivots or scalars on the device */
+  int *dinfo;
   CUdeviceptr work = 0; /* 0 until allocated */
-  void *desc = NULL, *host_work = NULL;
   size_t dbytes = 0, hbytes = 0;
   CUresult e = CUDA_SUCCESS;
   int r = 0, ok = 0;
   *info = 0;
   if (dlg_fault_injected(DLG_FAULT_OOM) ||
-      (e = cu->MemAllocFromPoolAsync(d, bytes + 256, t->dev->pool, s))) {
+      (e = cu->MemAllocFromPoolAsync(d, bytes + 256 + aux_bytes, t->dev->pool, s))) {
     snprintf(why, len, "no device memory for the local matrix (%zu bytes)", bytes);
     *d = 0;
     return 0;
   }
+  dinfo = (int *)(uintptr_t)(*d + bytes);
+  v = (void *)(uintptr_t)(*d + bytes + 256);
   if (rows > 0 && cols > 0 &&
       dlg_cuda_offload_matrix(0, c->a, c->desc[LLD_], *d, dld, rows, cols, es, 1, s))
     snprintf(why, len, "copying the local matrix in failed: %s", dlgemm_last_error());
-  else if ((r = mp.desc(&desc, gr->grid, type, c->n, c->n, c->desc[NB_], c->desc[NB_], 0, 0,
+  else if ((r = mp.desc(&desc, gr->grid, type, c->m, c->n, c->desc[NB_], c->desc[NB_], 0, 0,
                         dld)) ||
-           (r = mp.potrf_size(handle, FILL_LOWER, c->n, (void *)(uintptr_t)*d, 1, 1, desc,
-                              type, &dbytes, &hbytes)))
+           (r = c->kind == DLG_DIST_POTRF
+                    ? mp.potrf_size(handle, FILL_LOWER, c->n, a, 1, 1, desc, type, &dbytes, &hbytes)
+                : c->kind == DLG_DIST_GETRF
+                    ? mp.getrf_size(handle, c->m, c->n, a, 1, 1, desc, v, type, &dbytes, &hbytes)
+                    : mp.geqrf_size(handle, c->m, c->n, a, 1, 1, desc, type, &dbytes, &hbytes)))
     snprintf(why, len, "cuSOLVERMp's setup of the call failed (%d)", r);
   else if (dlg_fault_injected(DLG_FAULT_WORKSPACE) ||
            cu->MemAllocFromPoolAsync(&work, dbytes ? dbytes : 1, t->dev->pool, s) ||
@@ -187,12 +214,20 @@ static int factor(dlg_cuda_trip *t, mp_grid *gr, const dlg_dist_potrf *c, int64_
     snprintf(why, len, "no memory for cuSOLVERMp's workspace (%zu + %zu bytes)", dbytes,
              hbytes);
   else if ((e = cu->MemsetD32Async(*d + bytes, 0, 1, s)) || /* a rank of no columns writes none */
-           (r = mp.potrf(handle, FILL_LOWER, c->n, (void *)(uintptr_t)*d, 1, 1, desc, type,
-                         (void *)(uintptr_t)work, dbytes, host_work, hbytes,
-                         (int *)(uintptr_t)(*d + bytes))) ||
+           (r = c->kind == DLG_DIST_POTRF
+                    ? mp.potrf(handle, FILL_LOWER, c->n, a, 1, 1, desc, type,
+                               (void *)(uintptr_t)work, dbytes, host_work, hbytes, dinfo)
+                : c->kind == DLG_DIST_GETRF
+                    ? mp.getrf(handle, c->m, c->n, a, 1, 1, desc, v, type,
+                               (void *)(uintptr_t)work, dbytes, host_work, hbytes, dinfo)
+                    : mp.geqrf(handle, c->m, c->n, a, 1, 1, desc, v, type,
+                               (void *)(uintptr_t)work, dbytes, host_work, hbytes, dinfo)) ||
            (e = cu->MemcpyDtoHAsync(info, *d + bytes, sizeof *info, s)) ||
+           (c->kind != DLG_DIST_POTRF && cols > 0 &&
+            (e = cu->MemcpyDtoHAsync(aux, *d + bytes + 256, aux_bytes, s))) ||
            (e = cu->StreamSynchronize(s)))
-    snprintf(why, len, "cuSOLVERMp's PxPOTRF failed (%s)", r ? "its status" : dlg_cuda_error(e));
+    snprintf(why, len, "cuSOLVERMp's %s failed (%s)", c->origin,
+             r ? "its status" : dlg_cuda_error(e));
   else
     ok = 1;
   if (work) cu->MemFreeAsync(work, s);
@@ -202,19 +237,62 @@ static int factor(dlg_cuda_trip *t, mp_grid *gr, const dlg_dist_potrf *c, int64_
   return ok;
 }
 
-int dlg_dist_mp_potrf(const dlg_blacs *b, const dlg_grid *g, const dlg_dist_potrf *c, int usable,
-                      int64_t rows, int64_t cols, int *info, char *why, size_t why_len)
+/* PxGETRF's pivots and PxGEQRF's scalars from cuSOLVERMp's layout (by
+ * local column, `aux`) into ScaLAPACK's: IPIV by local row on every
+ * process column, TAU by local column on every process row.  The whole
+ * vector, min(m, n) long, is summed over the grid from the ranks that hold
+ * each entry (process row 0 for the pivots, the diagonal's owner for the
+ * scalars), so every rank ends with all of it.  0 where a pivot is not a
+ * row at or below its own (cuSOLVERMp's convention not ScaLAPACK's): the
+ * same verdict on every rank. */
+static int convert(const dlg_blacs *b, const dlg_grid *g, const dlg_dist_call *c, int64_t rows,
+                   int64_t cols, const void *aux, void *whole)
 {
+  const int64_t nb = c->desc[NB_], mn = c->m < c->n ? c->m : c->n;
+  char all_[] = "All", top[] = " ";
+  int64_t l, k;
+  if (c->kind == DLG_DIST_GETRF) {
+    int *piv = whole;
+    memset(piv, 0, (size_t)mn * sizeof *piv);
+    for (l = 0; g->row == 0 && l < cols; l++)
+      if ((k = dlg_global_of(l, g->col, g->q, nb)) < mn) piv[k] = (int)((const int64_t *)aux)[l];
+    b->igsum2d(g->ctxt, all_, top, (int)mn, 1, piv, (int)mn, -1, -1);
+    for (k = 0; k < mn; k++)
+      if (piv[k] <= k || piv[k] > c->m) return 0;
+    for (l = 0; l < rows; l++)
+      if ((k = dlg_global_of(l, g->row, g->p, nb)) < mn) c->ipiv[l] = piv[k];
+    return 1;
+  }
+  {
+    const size_t es = dlg_elem_size(c->dtype);
+    const int t = c->dtype == DLG_F64;
+    memset(whole, 0, (size_t)mn * es);
+    for (l = 0; l < cols; l++)
+      if ((k = dlg_global_of(l, g->col, g->q, nb)) < mn && (k / nb) % g->p == g->row)
+        memcpy((char *)whole + (size_t)k * es, (const char *)aux + (size_t)l * es, es);
+    b->gsum2d[t](g->ctxt, all_, top, (int)mn, 1, whole, (int)mn, -1, -1);
+    for (l = 0; l < cols; l++)
+      if ((k = dlg_global_of(l, g->col, g->q, nb)) < mn)
+        memcpy((char *)c->tau + (size_t)l * es, (char *)whole + (size_t)k * es, es);
+    return 1;
+  }
+}
+
+int dlg_dist_mp_run(const dlg_blacs *b, const dlg_grid *g, const dlg_dist_call *c, int usable,
+                    int64_t rows, int64_t cols, int *info, char *why, size_t why_len)
+{
+  const int64_t dld = rows > 0 ? (rows + 31) / 32 * 32 : 32, mn = c->m < c->n ? c->m : c->n;
+  const size_t es = dlg_elem_size(c->dtype);
   dlg_cuda_trip t;
   mp_grid *e = NULL;
   CUdeviceptr d = 0;
-  const int64_t dld = rows > 0 ? (rows + 31) / 32 * 32 : 32;
+  void *aux = NULL, *whole = NULL;
   int ok, taken = 0, mine = 0;
   pthread_once(&once, load);
   ok = usable && !load_error[0];
   if (!all(b, g, ok)) {
     snprintf(why, why_len, "cuSOLVERMp: %s", ok          ? "not usable on another rank"
-                                             : !usable ? "the local array's LLD"
+                                             : !usable ? "this rank's arguments"
                                                        : load_error);
     return 0;
   }
@@ -226,18 +304,24 @@ int dlg_dist_mp_potrf(const dlg_blacs *b, const dlg_grid *g, const dlg_dist_potr
   }
   pthread_mutex_lock(&lock); /* the grids, and NCCL's collectives: one call at a time */
   if ((e = grid_of(b, g, &t, why, why_len))) {
-    ok = factor(&t, e, c, rows, cols, &d, dld, &mine, why, why_len);
-    /* INFO > 0 (not positive definite) goes on too: the next ScaLAPACK
-     * writes the reference's partial factor */
+    ok = (c->kind == DLG_DIST_POTRF ||
+          ((aux = malloc((size_t)(cols > 0 ? cols : 1) * 8)) &&
+           (whole = malloc((size_t)mn * (es > sizeof(int) ? es : sizeof(int)))))) &&
+         factor(&t, e, c, rows, cols, &d, dld, &mine, aux, why, why_len);
+    /* INFO > 0 goes on too: the next ScaLAPACK writes the reference's
+     * partial factor (Cholesky) or its own LU of a singular matrix */
     taken = all(b, g, ok && mine == 0);
     if (ok && !taken)
-      snprintf(why, why_len, mine ? "INFO=%d: the next ScaLAPACK writes its partial factor"
+      snprintf(why, why_len, mine ? "INFO=%d: the next ScaLAPACK writes its own factor"
                                   : "cuSOLVERMp failed on another rank", mine);
+    if (taken && c->kind != DLG_DIST_POTRF && !convert(b, g, c, rows, cols, aux, whole)) {
+      snprintf(why, why_len, "cuSOLVERMp's pivots are not rows at or below their own");
+      taken = 0;
+    }
     if (taken) {
       *info = 0;
       if (rows > 0 && cols > 0 &&
-          dlg_cuda_offload_matrix(0, c->a, c->desc[LLD_], d, dld, rows, cols,
-                                  dlg_elem_size(c->dtype), 0, stream)) {
+          dlg_cuda_offload_matrix(0, c->a, c->desc[LLD_], d, dld, rows, cols, es, 0, stream)) {
         fprintf(stderr, "dlgemm: %s: copying the factor back failed (%s); it is incomplete\n",
                 c->origin, dlgemm_last_error());
         *info = -1;
@@ -248,5 +332,6 @@ int dlg_dist_mp_potrf(const dlg_blacs *b, const dlg_grid *g, const dlg_dist_potr
   if (stream) t.cu->StreamSynchronize(stream);
   pthread_mutex_unlock(&lock);
   dlg_cuda_trip_end(&t);
+  free(aux), free(whole);
   return taken;
 }

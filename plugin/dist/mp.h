@@ -10,14 +10,15 @@
 #include "dist/blacs.h"
 #include "dist/call.h"
 
-/* PxPOTRF('L') of c on grid g (the BLACS grid, this rank in it), the
- * local array rows x cols of the n x n matrix; every rank of the grid
- * calls it (its votes are collectives), `usable` 0 where this rank's
- * arguments do not allow it.  1 when cuSOLVERMp made it
- * on every rank of the grid (*info its INFO, the factor in the caller's
- * array; -1 where it could not be copied back, said on stderr); 0 when
- * not, the same on every rank, nothing changed, why[] saying why. */
-int dlg_dist_mp_potrf(const dlg_blacs *b, const dlg_grid *g, const dlg_dist_potrf *c, int usable,
-                      int64_t rows, int64_t cols, int *info, char *why, size_t why_len);
+/* c (a PxPOTRF 'L', PxGETRF or PxGEQRF) on grid g (the BLACS grid, this
+ * rank in it), the local array rows x cols; every rank of the grid calls
+ * it (its votes are collectives), `usable` 0 where this rank's arguments
+ * do not allow it.  1 when cuSOLVERMp made it on every rank of the grid
+ * (*info its INFO; the factor, and IPIV or TAU in ScaLAPACK's layout, in
+ * the caller's arrays; -1 where the factor could not be copied back, said
+ * on stderr); 0 when not, the same on every rank, nothing changed, why[]
+ * saying why. */
+int dlg_dist_mp_run(const dlg_blacs *b, const dlg_grid *g, const dlg_dist_call *c, int usable,
+                    int64_t rows, int64_t cols, int *info, char *why, size_t why_len);
 
 #endif

@@ -33,8 +33,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "core/calllog.h"
-#include "core/config.h"
 #include "core/errors.h"
 #include "dist/blacs.h"
 #include "dist/layout.h"
@@ -42,7 +40,6 @@
 #include "dist/potrf.h"
 #ifdef DLGEMM_HAVE_CUDA
 #include "dist/local_cuda.h"
-#include "dist/mp.h"
 #endif
 
 /* The call in the lower-triangle view: the grid as the view sees it. */
@@ -63,11 +60,6 @@ static int64_t after(int64_t k, int proc, int procs, int64_t nb, int64_t local)
   return i < local ? i : local;
 }
 
-/* The global index of local index i of proc. */
-static int64_t global_of(int64_t i, int proc, int procs, int64_t nb)
-{
-  return (i / nb * procs + proc) * nb + i % nb;
-}
 
 /* A broadcast in the view's terms: scope "All", "Row" or "Column" of the
  * view, root (vr, vc) of the view's grid. */
@@ -130,7 +122,7 @@ typedef struct map_ctx {
 static int64_t to_panel(const plan *pl, int64_t i, const void *ctx)
 {
   const map_ctx *m = ctx;
-  return global_of(m->from + i, m->proc, m->procs, pl->nb) - m->first;
+  return dlg_global_of(m->from + i, m->proc, m->procs, pl->nb) - m->first;
 }
 
 /* Host buffers of a step, sized once. */
@@ -215,7 +207,7 @@ static int factor(dlg_local *l, const plan *pl, dlg_lmat a, uintptr_t scratch, b
       l->ops->from_host(l, h->rows, rows_ld, dlg_lmat_stored(wl));
       l->ops->from_host(l, h->cols, cols_ld, dlg_lmat_stored(wc));
       for (j = c1; j < pl->nloc; j += nb) {
-        const int64_t blk = global_of(j, pl->c, pl->q, nb) / nb,
+        const int64_t blk = dlg_global_of(j, pl->c, pl->q, nb) / nb,
                       w = pl->nloc - j < nb ? pl->nloc - j : nb;
         const int64_t below = after(blk, pl->r, pl->p, nb, pl->mloc);
         const dlg_lmat cj = dlg_lmat_sub(wc, j - c1, 0, w, kb, pl->es);
@@ -233,20 +225,10 @@ static int factor(dlg_local *l, const plan *pl, dlg_lmat a, uintptr_t scratch, b
   return l->status ? -1 : 0;
 }
 
-/* The descriptor and arguments this path takes (the rest, argument errors
- * included, are the next ScaLAPACK's, which reports them as it does). */
-static int takes(const dlg_dist_potrf *c)
+int dlg_dist_potrf_resident(const dlg_blacs *b, const dlg_grid *real, const dlg_dist_call *c,
+                            int usable, int host, int *info, char *store, size_t store_len,
+                            char *why, size_t why_len)
 {
-  const int *d = c->desc;
-  return (c->uplo == 'L' || c->uplo == 'l' || c->uplo == 'U' || c->uplo == 'u') && c->n > 0 &&
-         c->ia == 1 && c->ja == 1 && d[DTYPE_] == 1 && d[MB_] == d[NB_] && d[NB_] > 0 &&
-         d[RSRC_] == 0 && d[CSRC_] == 0 && c->n <= d[M_] && c->n <= d[N_];
-}
-
-int dlg_dist_potrf_run(const dlg_dist_potrf *c, int *info)
-{
-  const dlg_config *cfg = dlg_config_get();
-  char why[256] = "", mp_why[256] = "";
   plan pl;
   dlg_local l = {0};
   dlg_lmat a;
@@ -254,19 +236,10 @@ int dlg_dist_potrf_run(const dlg_dist_potrf *c, int *info)
   buffers h = {0};
   char *buffer = NULL;
   int64_t real_m, real_n, maxm;
-  char store[16] = "";
   int ok, result = 0, votes;
-  double t0 = dlg_now();
 
-  if (cfg->dist == DLG_DIST_OFF || !takes(c)) return 0;
   memset(&pl, 0, sizeof pl);
-  if (!(pl.b = dlg_blacs_get(why, sizeof why))) {
-    if (cfg->verbose) fprintf(stderr, "dlgemm: %s -> next ScaLAPACK (%s)\n", c->origin, why);
-    return 0;
-  }
-  pl.real.ctxt = c->desc[CTXT_];
-  pl.b->gridinfo(pl.real.ctxt, &pl.real.p, &pl.real.q, &pl.real.row, &pl.real.col);
-  if (pl.real.row < 0 || pl.real.col < 0) return 0; /* not in the grid: nothing to do here */
+  pl.b = b, pl.real = *real;
   pl.upper = c->uplo == 'U' || c->uplo == 'u';
   pl.p = pl.upper ? pl.real.q : pl.real.p, pl.q = pl.upper ? pl.real.p : pl.real.q;
   pl.r = pl.upper ? pl.real.col : pl.real.row, pl.c = pl.upper ? pl.real.row : pl.real.col;
@@ -275,27 +248,14 @@ int dlg_dist_potrf_run(const dlg_dist_potrf *c, int *info)
   real_m = pl.upper ? pl.nloc : pl.mloc, real_n = pl.upper ? pl.mloc : pl.nloc;
   maxm = dlg_numroc(pl.n, pl.nb, 0, pl.p);
 
-  ok = c->desc[LLD_] >= (real_m > 1 ? real_m : 1);
-#ifdef DLGEMM_HAVE_CUDA
-  /* cuSOLVERMp first, for what it takes (the lower case); the grid
-   * decides together there too, and what it leaves comes here */
-  if (cfg->dist == DLG_DIST_GPU && !pl.upper &&
-      dlg_dist_mp_potrf(pl.b, &pl.real, c, ok, real_m, real_n, info, mp_why, sizeof mp_why)) {
-    if (cfg->verbose)
-      fprintf(stderr, "dlgemm: %s %c n=%d nb=%d grid %dx%d (%d,%d) -> cusolvermp (%.1f ms)\n",
-              c->origin, c->uplo, c->n, (int)pl.nb, pl.real.p, pl.real.q, pl.real.row,
-              pl.real.col, (dlg_now() - t0) * 1e3);
-    return 1;
-  }
-#endif
-
   /* every rank opens its store, then the grid decides together */
   l.dtype = c->dtype;
+  ok = usable;
 #ifdef DLGEMM_HAVE_CUDA
-  l.ops = cfg->dist == DLG_DIST_HOST ? &dlg_local_cpu : &dlg_local_cuda;
+  l.ops = host ? &dlg_local_cpu : &dlg_local_cuda;
 #else
   l.ops = &dlg_local_cpu;
-  if (cfg->dist != DLG_DIST_HOST) ok = 0, snprintf(why, sizeof why, "built without CUDA");
+  if (!host) ok = 0, snprintf(why, why_len, "built without CUDA");
 #endif
   ok = ok && l.ops->open(&l, c->a, real_m, real_n, c->desc[LLD_],
                          pl.nb * pl.nb + (pl.mloc + pl.nloc) * pl.nb, &a, &scratch) == DLGEMM_OK;
@@ -308,11 +268,11 @@ int dlg_dist_potrf_run(const dlg_dist_potrf *c, int *info)
     int i;
     for (i = 0; i < 5; i++) total += (size_t)elems[i] * pl.es;
     if (!(p = buffer = malloc(total)))
-      ok = 0, snprintf(why, sizeof why, "no host memory for the messages (%zu bytes)", total);
+      ok = 0, snprintf(why, why_len, "no host memory for the messages (%zu bytes)", total);
     for (i = 0; p && i < 5; p += (size_t)elems[i] * pl.es, i++) *into[i] = p;
   }
-  if (!ok && !why[0]) snprintf(why, sizeof why, "%s", dlgemm_last_error());
-  if (ok) snprintf(store, sizeof store, "%s", l.ops->name(&l));
+  if (!ok && !why[0]) snprintf(why, why_len, "%s", usable ? dlgemm_last_error() : "its LLD");
+  if (ok) snprintf(store, store_len, "%s", l.ops->name(&l));
   votes = dlg_blacs_sum_all(pl.b, &pl.real, ok);
   if (votes == pl.real.p * pl.real.q) {
     if (pl.upper) a = dlg_lmat_t(a);
@@ -321,14 +281,14 @@ int dlg_dist_potrf_run(const dlg_dist_potrf *c, int *info)
     ok = result >= 0 && !l.status;
     votes = dlg_blacs_sum_all(pl.b, &pl.real, ok);
     if (!ok)
-      snprintf(why, sizeof why, "this rank's store failed: %s", dlgemm_last_error());
+      snprintf(why, why_len, "this rank's store failed: %s", dlgemm_last_error());
     else if (votes != pl.real.p * pl.real.q)
-      snprintf(why, sizeof why, "another rank's store failed");
+      snprintf(why, why_len, "another rank's store failed");
     else if (result > 0)
-      snprintf(why, sizeof why, "INFO=%d, not positive definite: the next ScaLAPACK writes "
+      snprintf(why, why_len, "INFO=%d, not positive definite: the next ScaLAPACK writes "
                "the reference's partial factor", result);
   } else if (ok) {
-    snprintf(why, sizeof why, "another rank could not take it");
+    snprintf(why, why_len, "another rank could not take it");
   }
   ok = votes == pl.real.p * pl.real.q && result == 0;
   /* the factor back into the caller's array (a failed copy leaves it
@@ -338,14 +298,6 @@ int dlg_dist_potrf_run(const dlg_dist_potrf *c, int *info)
             c->origin, dlgemm_last_error());
     result = -1;
   }
-  if (cfg->verbose && ok)
-    fprintf(stderr, "dlgemm: %s %c n=%d nb=%d grid %dx%d (%d,%d) -> %s, resident (%.1f ms)%s%s%s\n",
-            c->origin, c->uplo, c->n, (int)pl.nb, pl.real.p, pl.real.q, pl.real.row,
-            pl.real.col, store, (dlg_now() - t0) * 1e3, mp_why[0] ? " [" : "", mp_why,
-            mp_why[0] ? "]" : "");
-  else if (cfg->verbose)
-    fprintf(stderr, "dlgemm: %s -> next ScaLAPACK (%c n=%d nb=%d: %s)%s%s%s\n", c->origin,
-            c->uplo, c->n, (int)pl.nb, why, mp_why[0] ? " [" : "", mp_why, mp_why[0] ? "]" : "");
   free(buffer);
   if (!ok) return 0;
   *info = result;

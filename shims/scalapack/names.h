@@ -5,7 +5,7 @@
  * linker's export list (abi/dlgemm.map.in).
  *
  * X(name, T, dtype): the routine's symbol stem (pdpotrf for pdpotrf_), the
- * element type, its dlg_dtype.  Only the LP64 names: ScaLAPACK's Debian
+ * element type, its dlg_dtype; one list a signature.  Only the LP64 names: ScaLAPACK's Debian
  * build, and the reference's, have no others.
  */
 #ifndef DLG_SHIMS_SCALAPACK_NAMES_H
@@ -14,5 +14,13 @@
 #define DLG_SCALAPACK_POTRF(X) \
   X(pspotrf, float, DLG_F32)   \
   X(pdpotrf, double, DLG_F64)
+#define DLG_SCALAPACK_GETRF(X) \
+  X(psgetrf, float, DLG_F32)   \
+  X(pdgetrf, double, DLG_F64)
+#define DLG_SCALAPACK_GEQRF(X) \
+  X(psgeqrf, float, DLG_F32)   \
+  X(pdgeqrf, double, DLG_F64)
+/* every one, for the export list */
+#define DLG_SCALAPACK_ROUTINES(X) DLG_SCALAPACK_POTRF(X) DLG_SCALAPACK_GETRF(X) DLG_SCALAPACK_GEQRF(X)
 
 #endif

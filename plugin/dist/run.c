@@ -1,0 +1,107 @@
+/*
+ * run.c - where a ScaLAPACK call goes (DLGEMM_SCALAPACK): to cuSOLVERMp
+ * (mp.c) under `gpu`, where it loads and takes the call; PxPOTRF also to
+ * dlgemm's own resident algorithm (potrf.c: `resident`, `host`, and what
+ * cuSOLVERMp leaves under `gpu`); else back to the next ScaLAPACK.  Each
+ * engine decides with the whole grid (its votes are BLACS collectives), so
+ * every rank of the grid takes the same way, and every rank must get here
+ * with the same DLGEMM_SCALAPACK.
+ */
+#include <stdio.h>
+#include <string.h>
+#include "core/calllog.h"
+#include "core/config.h"
+#include "core/errors.h"
+#include "dist/blacs.h"
+#include "dist/layout.h"
+#include "dist/potrf.h"
+#include "dist/run.h"
+#ifdef DLGEMM_HAVE_CUDA
+#include "dist/mp.h"
+#endif
+
+/* The descriptors and arguments dlgemm takes; the rest, argument errors
+ * included, are the next ScaLAPACK's, which reports them as it does (a
+ * workspace query too). */
+static int takes(const dlg_dist_call *c)
+{
+  const int *d = c->desc;
+  if (!(c->m > 0 && c->n > 0 && c->ia == 1 && c->ja == 1 && d[DTYPE_] == 1 &&
+        d[MB_] == d[NB_] && d[NB_] > 0 && d[RSRC_] == 0 && d[CSRC_] == 0 && c->m <= d[M_] &&
+        c->n <= d[N_]))
+    return 0;
+  if (c->kind == DLG_DIST_POTRF) return c->uplo && strchr("LlUu", c->uplo) && c->m == c->n;
+  if (c->kind == DLG_DIST_GEQRF) return c->lwork != -1;
+  return 1;
+}
+
+/* This rank's part of the checks ScaLAPACK makes itself: LLD, and PxGEQRF's
+ * LWORK >= NB (Mp0 + Nq0 + NB), which it also returns in WORK(1). */
+static int64_t geqrf_lwork(const dlg_dist_call *c, int64_t rows, int64_t cols)
+{
+  const int64_t nb = c->desc[NB_];
+  return nb * (rows + cols + nb);
+}
+
+static int usable(const dlg_dist_call *c, int64_t rows, int64_t cols)
+{
+  return c->desc[LLD_] >= (rows > 1 ? rows : 1) &&
+         (c->kind != DLG_DIST_GEQRF || c->lwork >= geqrf_lwork(c, rows, cols));
+}
+
+int dlg_dist_run(const dlg_dist_call *c, int *info)
+{
+  const dlg_config *cfg = dlg_config_get();
+  const int potrf = c->kind == DLG_DIST_POTRF, upper = potrf && (c->uplo == 'U' || c->uplo == 'u');
+  char why[256] = "", mp_why[256] = "", store[16] = "", what[48];
+  const char *engine = NULL;
+  const dlg_blacs *b;
+  dlg_grid g;
+  int64_t rows, cols;
+  int ok;
+  double t0 = dlg_now();
+
+  if (cfg->dist == DLG_DIST_OFF || !takes(c)) return 0;
+  if (potrf) snprintf(what, sizeof what, "%c n=%d", c->uplo, c->n);
+  else snprintf(what, sizeof what, "m=%d n=%d", c->m, c->n);
+  if (!(b = dlg_blacs_get(why, sizeof why))) {
+    if (cfg->verbose) fprintf(stderr, "dlgemm: %s -> next ScaLAPACK (%s)\n", c->origin, why);
+    return 0;
+  }
+  g.ctxt = c->desc[CTXT_];
+  b->gridinfo(g.ctxt, &g.p, &g.q, &g.row, &g.col);
+  if (g.row < 0 || g.col < 0) return 0; /* not in the grid: nothing to do here */
+  rows = dlg_numroc(c->m, c->desc[NB_], g.row, g.p);
+  cols = dlg_numroc(c->n, c->desc[NB_], g.col, g.q);
+  ok = usable(c, rows, cols);
+
+#ifdef DLGEMM_HAVE_CUDA
+  /* cuSOLVERMp first (its PxPOTRF is the lower case's) */
+  if (cfg->dist == DLG_DIST_GPU && !upper &&
+      dlg_dist_mp_run(b, &g, c, ok, rows, cols, info, mp_why, sizeof mp_why))
+    engine = "cusolvermp";
+#endif
+  if (!engine && potrf && cfg->dist != DLG_DIST_OFF &&
+      dlg_dist_potrf_resident(b, &g, c, ok, cfg->dist == DLG_DIST_HOST, info, store,
+                              sizeof store, why, sizeof why))
+    engine = "resident";
+  if (engine && c->kind == DLG_DIST_GEQRF) { /* WORK(1): the least LWORK, as ScaLAPACK's */
+    if (c->dtype == DLG_F64) *(double *)c->work = (double)geqrf_lwork(c, rows, cols);
+    else *(float *)c->work = (float)geqrf_lwork(c, rows, cols);
+  }
+  if (!engine && !potrf && !why[0]) { /* cuSOLVERMp's reason is the only one */
+    snprintf(why, sizeof why, "%s", mp_why[0] ? mp_why : "no resident algorithm for it");
+    mp_why[0] = 0;
+  }
+  if (cfg->verbose && engine && engine[0] == 'r')
+    fprintf(stderr, "dlgemm: %s %s nb=%d grid %dx%d (%d,%d) -> %s, resident (%.1f ms)%s%s%s\n",
+            c->origin, what, c->desc[NB_], g.p, g.q, g.row, g.col, store,
+            (dlg_now() - t0) * 1e3, mp_why[0] ? " [" : "", mp_why, mp_why[0] ? "]" : "");
+  else if (cfg->verbose && engine)
+    fprintf(stderr, "dlgemm: %s %s nb=%d grid %dx%d (%d,%d) -> %s (%.1f ms)\n", c->origin, what,
+            c->desc[NB_], g.p, g.q, g.row, g.col, engine, (dlg_now() - t0) * 1e3);
+  else if (cfg->verbose)
+    fprintf(stderr, "dlgemm: %s -> next ScaLAPACK (%s nb=%d: %s)%s%s%s\n", c->origin, what,
+            c->desc[NB_], why, mp_why[0] ? " [" : "", mp_why, mp_why[0] ? "]" : "");
+  return engine != NULL;
+}
