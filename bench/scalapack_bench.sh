@@ -14,9 +14,10 @@
 #                routines plugin/dist takes (PxPOTRF) by dlgemm's own
 #                algorithm on each rank's GPU, its local matrix resident there
 #   dlgemm_mp    dlgemm preloaded with DLGEMM_SCALAPACK=gpu and NVIDIA's
-#                cuSOLVERMp and NCCL on MP_LIBS (a colon list: the cusolvermp
-#                wheel's lib, torch's nvidia/*/lib): PxPOTRF by cuSOLVERMp,
-#                each rank's array to its GPU and back (plugin/dist/mp.c)
+#                cuSOLVERMp, cuBLASMp and NCCL on MP_LIBS (a colon list: the
+#                cusolvermp and cublasmp wheels' lib, torch's nvidia/*/lib):
+#                the factorizations by cuSOLVERMp, PDGEMM by cuBLASMp, each
+#                rank's arrays to its GPU and back (plugin/dist/mp*.c)
 # Prints each run's lines and seconds side by side with the ratios.
 #
 # usage: bench/scalapack_bench.sh BUILD OUT [N] [NB] [REPS]

@@ -59,6 +59,24 @@ for r in 0 1; do
   [ "${calls:-0}" -gt 0 ] || { echo "FAIL: rank $r: no dgemm_ call reached dlgemm"; status=1; }
   [ "$gpus" -eq 0 ] || [ "$on" -eq "$calls" ] || { echo "FAIL: rank $r: calls off $want"; status=1; }
 done
+# DLGEMM_SCALAPACK=gpu: the four routines by cuSOLVERMp and cuBLASMp where
+# they load (EXPECT_MP=1: they must; their libraries on MP_LIBS), else each
+# sent on to the program's ScaLAPACK (without a GPU: the plain residuals)
+LD_LIBRARY_PATH=${MP_LIBS:+$MP_LIBS:}${LD_LIBRARY_PATH:-} preloaded mp -x LD_LIBRARY_PATH \
+  -x DLGEMM_SCALAPACK=gpu -x DLGEMM_SCALAPACK_MIN=1 -x NCCL_NVLS_ENABLE=0
+for routine in pdgemm pdgetrf pdpotrf pdgeqrf; do
+  line=$(grep -hm1 -E "^dlgemm: ${routine}_ " "$work"/mp/*/rank.0/stderr)
+  echo "mp: $routine: ${line:-(no line)}"
+  case $line in
+    *"-> cusolvermp"* | *"-> cublasmp"*) ;;
+    *"-> next ScaLAPACK"*) [ "${EXPECT_MP:-0}" = 1 ] && { echo "FAIL: $routine not taken"; status=1; } ;;
+    *) echo "FAIL: no verbose line for $routine"; status=1 ;;
+  esac
+done
+if [ "$gpus" -eq 0 ]; then
+  a=$(grep -oE "residual=\S+" "$work/plain.txt") b=$(echo "$pre" | grep -oE "residual=\S+")
+  [ "$a" = "$b" ] || { echo "FAIL: mp: residuals differ from the plain run's: $a / $b"; status=1; }
+fi
 # DLGEMM_PBLAS_BLOCK: ScaLAPACK's PILAENV answers it, and PBLAS cuts its
 # local products by it: k = 128 (and twice that) instead of 32
 preloaded block -x DLGEMM_PBLAS_BLOCK=128

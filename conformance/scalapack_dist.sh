@@ -113,7 +113,8 @@ EOF
     timeout 600 "$mpirun" --oversubscribe -np "$ranks" "$dir/$prog" >plain.txt 2>&1 ||
       { echo "FAIL: $prog $uplo: plain run exited $?"; tail -5 plain.txt; status=1; continue; }
     timeout 600 "$mpirun" --oversubscribe -np "$ranks" -x LD_PRELOAD="$lib" \
-      -x DLGEMM_SCALAPACK="$mode" -x DLGEMM_VERBOSE=1 --output-filename "$work/ranks" \
+      -x DLGEMM_SCALAPACK="$mode" -x DLGEMM_SCALAPACK_MIN=1 -x DLGEMM_VERBOSE=1 \
+      --output-filename "$work/ranks" \
       "$dir/$prog" >dist.txt 2>&1 ||
       { echo "FAIL: $prog $uplo: run with dlgemm exited $?"; tail -5 dist.txt; status=1; continue; }
     cat "$work"/ranks/*/rank.*/stdout >out.txt 2>/dev/null

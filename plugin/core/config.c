@@ -227,6 +227,10 @@ static void load(void)
    * ranks' CPUs: tests), resident (that algorithm on the GPUs) */
   config.dist = (dlg_dist_mode)PARSE_CHOICE("DLGEMM_SCALAPACK", "off, gpu, host or resident",
                                             "off", "gpu", "host", "resident");
+  /* the least m, n (and k) a distributed call must have to be taken: below
+   * it the copies and the NCCL setup cost more than the next ScaLAPACK's
+   * run (a guess until measured; the testers set 1) */
+  config.dist_min = parse_nonnegative("DLGEMM_SCALAPACK_MIN", 2048);
   parse_fault();
   parse_devices();
 }

@@ -66,6 +66,7 @@ typedef struct dlg_config {
   int pblas_block;
   dlg_rival_mode rival;   /* DLGEMM_CUBLAS=off|auto|on */
   dlg_dist_mode dist;     /* DLGEMM_SCALAPACK=off|gpu|host|resident */
+  double dist_min;        /* DLGEMM_SCALAPACK_MIN: the least dimension taken */
   int min_mnk_set;        /* DLGEMM_MIN_MNK was given: it, not the model, routes host calls */
   /* DLGEMM_DEVICES=0,1: the CUDA ordinals host-array calls use, in order,
    * an engine per entry (0,0: two engines on one GPU, the tests' second

@@ -8,7 +8,12 @@
 
 #include "core/gemm.h"
 
-typedef enum dlg_dist_kind { DLG_DIST_POTRF, DLG_DIST_GETRF, DLG_DIST_GEQRF } dlg_dist_kind;
+typedef enum dlg_dist_kind {
+  DLG_DIST_POTRF,
+  DLG_DIST_GETRF,
+  DLG_DIST_GEQRF,
+  DLG_DIST_GEMM
+} dlg_dist_kind;
 
 typedef struct dlg_dist_call {
   dlg_dist_kind kind;
@@ -17,6 +22,15 @@ typedef struct dlg_dist_call {
   int m, n, ia, ja; /* 1-based IA, JA; PxPOTRF: m = n */
   void *a;         /* the local array */
   const int *desc; /* DESCA: dtype, ctxt, m, n, mb, nb, rsrc, csrc, lld */
+  /* PxGEMM: C = alpha op(A) op(B) + beta C, op(A) m x k (a, desc, ia, ja
+   * above are A's) */
+  char transa, transb;
+  int k, ib, jb, ic, jc;
+  const void *alpha, *beta;
+  const void *b;
+  const int *desc_b;
+  void *c;
+  const int *desc_c;
   int *ipiv;       /* PxGETRF: LOCr(M_A) + MB_A pivots, global rows */
   void *tau;       /* PxGEQRF: LOCc(JA + MIN(M, N) - 1) scalars */
   void *work;      /* PxGEQRF: the caller's workspace, */

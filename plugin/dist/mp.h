@@ -1,24 +1,85 @@
 /*
- * mp.h - the distributed factorizations by NVIDIA's cuSOLVERMp, loaded at
- * run time (mp.c): the engine DLGEMM_SCALAPACK=gpu tries first, because
- * it was measured faster than dlgemm's own resident algorithm (potrf.c).
+ * mp.h - what dlgemm's users of NVIDIA's distributed libraries
+ * share (mp.c): cuSOLVERMp (mp_factor.c) and cuBLASMp (mp_gemm.c) loaded at
+ * run time, with NCCL; one NCCL communicator a BLACS grid; the process's
+ * handles and stream; the grid's collective decisions.
  */
 #ifndef DLG_DIST_MP_H
 #define DLG_DIST_MP_H
 
 #include <stddef.h>
+#include <stdint.h>
+#include "cuda/device/driver.h"
+#include "cuda/hostarray/slots.h"
 #include "dist/blacs.h"
-#include "dist/call.h"
 
-/* c (a PxPOTRF 'L', PxGETRF or PxGEQRF) on grid g (the BLACS grid, this
- * rank in it), the local array rows x cols; every rank of the grid calls
- * it (its votes are collectives), `usable` 0 where this rank's arguments
- * do not allow it.  1 when cuSOLVERMp made it on every rank of the grid
- * (*info its INFO; the factor, and IPIV or TAU in ScaLAPACK's layout, in
- * the caller's arrays; -1 where the factor could not be copied back, said
- * on stderr); 0 when not, the same on every rank, nothing changed, why[]
- * saying why. */
-int dlg_dist_mp_run(const dlg_blacs *b, const dlg_grid *g, const dlg_dist_call *c, int usable,
-                    int64_t rows, int64_t cols, int *info, char *why, size_t why_len);
+enum { DLG_CUDA_R_32F = 0, DLG_CUDA_R_64F = 1 };
+
+typedef enum dlg_mp_lib { DLG_MP_SOLVER = 0, DLG_MP_BLAS = 1 } dlg_mp_lib;
+
+/* The entry points, as the libraries' headers declare them (cudaStream_t
+ * is a CUstream; enums are ints). */
+typedef struct dlg_mp_api {
+  /* cuSOLVERMp */
+  int (*create)(void **handle, int device, CUstream s);
+  int (*grid)(void *handle, void **grid, void *comm, int32_t p, int32_t q, int mapping);
+  int (*desc)(void **desc, void *grid, int type, int64_t m, int64_t n, int64_t mb, int64_t nb,
+              uint32_t rsrc, uint32_t csrc, int64_t lld);
+  int (*desc_destroy)(void *desc);
+  int (*potrf_size)(void *handle, int uplo, int64_t n, const void *a, int64_t ia, int64_t ja,
+                    void *desc, int type, size_t *device_bytes, size_t *host_bytes);
+  int (*potrf)(void *handle, int uplo, int64_t n, void *a, int64_t ia, int64_t ja, void *desc,
+               int type, void *work, size_t device_bytes, void *host_work, size_t host_bytes,
+               int *info);
+  int (*getrf_size)(void *handle, int64_t m, int64_t n, void *a, int64_t ia, int64_t ja,
+                    void *desc, int64_t *ipiv, int type, size_t *device_bytes,
+                    size_t *host_bytes);
+  int (*getrf)(void *handle, int64_t m, int64_t n, void *a, int64_t ia, int64_t ja, void *desc,
+               int64_t *ipiv, int type, void *work, size_t device_bytes, void *host_work,
+               size_t host_bytes, int *info);
+  int (*geqrf_size)(void *handle, int64_t m, int64_t n, void *a, int64_t ia, int64_t ja,
+                    void *desc, int type, size_t *device_bytes, size_t *host_bytes);
+  int (*geqrf)(void *handle, int64_t m, int64_t n, void *a, int64_t ia, int64_t ja, void *desc,
+               void *tau, int type, void *work, size_t device_bytes, void *host_work,
+               size_t host_bytes, int *info);
+  /* cuBLASMp */
+  int (*b_create)(void **handle, CUstream s);
+  int (*b_grid)(int64_t p, int64_t q, int layout, void *comm, void **grid);
+  int (*b_desc)(int64_t m, int64_t n, int64_t mb, int64_t nb, int64_t rsrc, int64_t csrc,
+                int64_t lld, int type, void *grid, void **desc);
+  int (*b_desc_destroy)(void *desc);
+  int (*gemm_size)(void *handle, int ta, int tb, int64_t m, int64_t n, int64_t k,
+                   const void *alpha, const void *a, int64_t ia, int64_t ja, void *desc_a,
+                   const void *b, int64_t ib, int64_t jb, void *desc_b, const void *beta, void *c,
+                   int64_t ic, int64_t jc, void *desc_c, int compute, size_t *device_bytes,
+                   size_t *host_bytes);
+  int (*gemm)(void *handle, int ta, int tb, int64_t m, int64_t n, int64_t k, const void *alpha,
+              const void *a, int64_t ia, int64_t ja, void *desc_a, const void *b, int64_t ib,
+              int64_t jb, void *desc_b, const void *beta, void *c, int64_t ic, int64_t jc,
+              void *desc_c, int compute, void *work, size_t device_bytes, void *host_work,
+              size_t host_bytes);
+} dlg_mp_api;
+extern dlg_mp_api dlg_mp;
+
+/* A call in progress on one library: the grid's engine ready on every rank
+ * of it, this rank's GPU context current, the engine's lock held. */
+typedef struct dlg_mp_call {
+  dlg_cuda_trip trip;
+  void *handle; /* the library's, for the process */
+  void *grid;   /* the library's grid of this BLACS grid */
+  CUstream stream; /* the handles', for the process: cuSOLVERMp keeps the stream it
+                    * was given and reads it again, so none of a trip's */
+} dlg_mp_call;
+
+/* Whether ok holds on every rank of g (a collective). */
+int dlg_mp_all(const dlg_blacs *b, const dlg_grid *g, int ok);
+
+/* Every rank of g: `lib` loaded, a GPU, the grid's communicator and the
+ * library's grid (made on the grid's first call), `usable` on every rank.
+ * 1 with *c ready and the lock held (dlg_mp_end gives it back); 0, the
+ * same on every rank, why[] saying why.  A collective. */
+int dlg_mp_begin(const dlg_blacs *b, const dlg_grid *g, int usable, dlg_mp_lib lib,
+                 dlg_mp_call *c, char *why, size_t why_len);
+void dlg_mp_end(dlg_mp_call *c);
 
 #endif

@@ -1,6 +1,7 @@
 /*
  * run.c - where a ScaLAPACK call goes (DLGEMM_SCALAPACK): to cuSOLVERMp
- * (mp.c) under `gpu`, where it loads and takes the call; PxPOTRF also to
+ * or cuBLASMp (mp_factor.h, mp_gemm.h) under `gpu`, where they load and take the call (and
+ * its sizes are at least DLGEMM_SCALAPACK_MIN); PxPOTRF also to
  * dlgemm's own resident algorithm (potrf.c: `resident`, `host`, and what
  * cuSOLVERMp leaves under `gpu`); else back to the next ScaLAPACK.  Each
  * engine decides with the whole grid (its votes are BLACS collectives), so
@@ -17,22 +18,45 @@
 #include "dist/potrf.h"
 #include "dist/run.h"
 #ifdef DLGEMM_HAVE_CUDA
-#include "dist/mp.h"
+#include "dist/mp_factor.h"
+#include "dist/mp_gemm.h"
 #endif
 
 /* The descriptors and arguments dlgemm takes; the rest, argument errors
  * included, are the next ScaLAPACK's, which reports them as it does (a
  * workspace query too). */
-static int takes(const dlg_dist_call *c)
+static int square_blocks(const int *d, int nb, int rows, int cols)
 {
-  const int *d = c->desc;
-  if (!(c->m > 0 && c->n > 0 && c->ia == 1 && c->ja == 1 && d[DTYPE_] == 1 &&
-        d[MB_] == d[NB_] && d[NB_] > 0 && d[RSRC_] == 0 && d[CSRC_] == 0 && c->m <= d[M_] &&
-        c->n <= d[N_]))
+  return d[DTYPE_] == 1 && d[MB_] == nb && d[NB_] == nb && d[RSRC_] == 0 && d[CSRC_] == 0 &&
+         rows <= d[M_] && cols <= d[N_];
+}
+
+static int is_op(char t) { return t && strchr("NnTtCc", t); }
+
+static int takes(const dlg_dist_call *c, double least)
+{
+  const int *d = c->desc, nb = d[NB_];
+  if (!(c->m >= least && c->n >= least && c->m > 0 && c->n > 0 && c->ia == 1 && c->ja == 1 &&
+        nb > 0))
     return 0;
-  if (c->kind == DLG_DIST_POTRF) return c->uplo && strchr("LlUu", c->uplo) && c->m == c->n;
-  if (c->kind == DLG_DIST_GEQRF) return c->lwork != -1;
-  return 1;
+  switch (c->kind) {
+  case DLG_DIST_POTRF: return c->uplo && strchr("LlUu", c->uplo) && c->m == c->n &&
+                              square_blocks(d, nb, c->m, c->n);
+  case DLG_DIST_GETRF: return square_blocks(d, nb, c->m, c->n);
+  case DLG_DIST_GEQRF: return c->lwork != -1 && square_blocks(d, nb, c->m, c->n);
+  case DLG_DIST_GEMM: { /* one grid, one block size; alpha 0 is PBLAS's quick scaling */
+    const int ta = c->transa == 'N' || c->transa == 'n', tb = c->transb == 'N' || c->transb == 'n';
+    const int zero = c->dtype == DLG_F64 ? *(const double *)c->alpha == 0
+                                         : *(const float *)c->alpha == 0;
+    return c->k >= least && c->k > 0 && !zero && is_op(c->transa) && is_op(c->transb) &&
+           c->ib == 1 && c->jb == 1 && c->ic == 1 && c->jc == 1 &&
+           c->desc_b[CTXT_] == d[CTXT_] && c->desc_c[CTXT_] == d[CTXT_] &&
+           square_blocks(d, nb, ta ? c->m : c->k, ta ? c->k : c->m) &&
+           square_blocks(c->desc_b, nb, tb ? c->k : c->n, tb ? c->n : c->k) &&
+           square_blocks(c->desc_c, nb, c->m, c->n);
+  }
+  }
+  return 0;
 }
 
 /* This rank's part of the checks ScaLAPACK makes itself: LLD, and PxGEQRF's
@@ -61,8 +85,10 @@ int dlg_dist_run(const dlg_dist_call *c, int *info)
   int ok;
   double t0 = dlg_now();
 
-  if (cfg->dist == DLG_DIST_OFF || !takes(c)) return 0;
+  if (cfg->dist == DLG_DIST_OFF || !takes(c, cfg->dist_min)) return 0;
   if (potrf) snprintf(what, sizeof what, "%c n=%d", c->uplo, c->n);
+  else if (c->kind == DLG_DIST_GEMM)
+    snprintf(what, sizeof what, "%c%c m=%d n=%d k=%d", c->transa, c->transb, c->m, c->n, c->k);
   else snprintf(what, sizeof what, "m=%d n=%d", c->m, c->n);
   if (!(b = dlg_blacs_get(why, sizeof why))) {
     if (cfg->verbose) fprintf(stderr, "dlgemm: %s -> next ScaLAPACK (%s)\n", c->origin, why);
@@ -73,13 +99,16 @@ int dlg_dist_run(const dlg_dist_call *c, int *info)
   if (g.row < 0 || g.col < 0) return 0; /* not in the grid: nothing to do here */
   rows = dlg_numroc(c->m, c->desc[NB_], g.row, g.p);
   cols = dlg_numroc(c->n, c->desc[NB_], g.col, g.q);
-  ok = usable(c, rows, cols);
+  ok = c->kind == DLG_DIST_GEMM || usable(c, rows, cols); /* GEMM: its engine checks its three */
 
 #ifdef DLGEMM_HAVE_CUDA
   /* cuSOLVERMp first (its PxPOTRF is the lower case's) */
-  if (cfg->dist == DLG_DIST_GPU && !upper &&
-      dlg_dist_mp_run(b, &g, c, ok, rows, cols, info, mp_why, sizeof mp_why))
+  if (cfg->dist == DLG_DIST_GPU && c->kind == DLG_DIST_GEMM) {
+    if (dlg_dist_mp_gemm(b, &g, c, 1, mp_why, sizeof mp_why)) engine = "cublasmp";
+  } else if (cfg->dist == DLG_DIST_GPU && !upper &&
+             dlg_dist_mp_run(b, &g, c, ok, rows, cols, info, mp_why, sizeof mp_why)) {
     engine = "cusolvermp";
+  }
 #endif
   if (!engine && potrf && cfg->dist != DLG_DIST_OFF &&
       dlg_dist_potrf_resident(b, &g, c, ok, cfg->dist == DLG_DIST_HOST, info, store,

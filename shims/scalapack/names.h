@@ -20,7 +20,11 @@
 #define DLG_SCALAPACK_GEQRF(X) \
   X(psgeqrf, float, DLG_F32)   \
   X(pdgeqrf, double, DLG_F64)
+#define DLG_SCALAPACK_GEMM(X) \
+  X(psgemm, float, DLG_F32)   \
+  X(pdgemm, double, DLG_F64)
 /* every one, for the export list */
-#define DLG_SCALAPACK_ROUTINES(X) DLG_SCALAPACK_POTRF(X) DLG_SCALAPACK_GETRF(X) DLG_SCALAPACK_GEQRF(X)
+#define DLG_SCALAPACK_ROUTINES(X) \
+  DLG_SCALAPACK_POTRF(X) DLG_SCALAPACK_GETRF(X) DLG_SCALAPACK_GEQRF(X) DLG_SCALAPACK_GEMM(X)
 
 #endif

@@ -1,0 +1,177 @@
+/*
+ * mp_factor.c - PxPOTRF, PxGETRF and PxGEQRF by NVIDIA's cuSOLVERMp on the
+ * ranks' GPUs (the engine: mp.c).  Measured before choosing (bench/NOTES.md,
+ * "ScaLAPACK on two GPUs"): its PxPOTRF at n = 32768-65536 on two H200s
+ * took 0.19-0.21 of the time of dlgemm's own resident algorithm, which
+ * stays for what this does not take.  Each rank's local array goes to its
+ * GPU once, through the host-array engine's pinned chunks, and back once,
+ * after the grid has voted that every rank finished; PxGETRF's pivots and
+ * PxGEQRF's scalars come back in cuSOLVERMp's layout and are moved to
+ * ScaLAPACK's.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "core/config.h"
+#include "core/errors.h"
+#include "cuda/hostarray/engine.h"
+#include "dist/layout.h"
+#include "cuda/device/driver.h"
+#include "dist/mp.h"
+#include "dist/mp_factor.h"
+
+enum { FILL_LOWER = 0 };
+
+/* The call on this rank's GPU: the local array there (at *d, leading
+ * dimension dld), the factorization, INFO, and PxGETRF's pivots or
+ * PxGEQRF's scalars (cols of them, cuSOLVERMp's layout: by local column)
+ * into `aux` on the host; the factor stays on the device for the caller. */
+static int factor(dlg_mp_call *mc, const dlg_dist_call *c, int64_t rows,
+                  int64_t cols, CUdeviceptr *d, int64_t dld, int *info, void *aux, char *why,
+                  size_t len)
+{
+  const dlg_cuda_api *cu = mc->trip.cu;
+  void *const handle = mc->handle;
+  const int type = c->dtype == DLG_F64 ? DLG_CUDA_R_64F : DLG_CUDA_R_32F;
+  const size_t es = dlg_elem_size(c->dtype);
+  const size_t bytes = ((size_t)dld * (size_t)(cols > 0 ? cols : 1) * es + 255) / 256 * 256;
+  const size_t aux_bytes = (size_t)(cols > 0 ? cols : 1) * (c->kind == DLG_DIST_GETRF ? 8 : es);
+  const CUstream s = mc->stream;
+  void *const a = (void *)(uintptr_t)*d;
+  void *desc = NULL, *host_work = NULL, *v; /* v: the pivots or scalars on the device */
+  int *dinfo;
+  CUdeviceptr work = 0; /* 0 until allocated */
+  size_t dbytes = 0, hbytes = 0;
+  CUresult e = CUDA_SUCCESS;
+  int r = 0, ok = 0;
+  *info = 0;
+  if (dlg_fault_injected(DLG_FAULT_OOM) ||
+      (e = cu->MemAllocFromPoolAsync(d, bytes + 256 + aux_bytes, mc->trip.dev->pool, s))) {
+    snprintf(why, len, "no device memory for the local matrix (%zu bytes)", bytes);
+    *d = 0;
+    return 0;
+  }
+  dinfo = (int *)(uintptr_t)(*d + bytes);
+  v = (void *)(uintptr_t)(*d + bytes + 256);
+  if (rows > 0 && cols > 0 &&
+      dlg_cuda_offload_matrix(0, c->a, c->desc[LLD_], *d, dld, rows, cols, es, 1, s))
+    snprintf(why, len, "copying the local matrix in failed: %s", dlgemm_last_error());
+  else if ((r = dlg_mp.desc(&desc, mc->grid, type, c->m, c->n, c->desc[NB_], c->desc[NB_], 0,
+                            0, dld)) ||
+           (r = c->kind == DLG_DIST_POTRF
+                    ? dlg_mp.potrf_size(handle, FILL_LOWER, c->n, a, 1, 1, desc, type, &dbytes,
+                                        &hbytes)
+                : c->kind == DLG_DIST_GETRF
+                    ? dlg_mp.getrf_size(handle, c->m, c->n, a, 1, 1, desc, v, type, &dbytes,
+                                        &hbytes)
+                    : dlg_mp.geqrf_size(handle, c->m, c->n, a, 1, 1, desc, type, &dbytes,
+                                        &hbytes)))
+    snprintf(why, len, "cuSOLVERMp's setup of the call failed (%d)", r);
+  else if (dlg_fault_injected(DLG_FAULT_WORKSPACE) ||
+           cu->MemAllocFromPoolAsync(&work, dbytes ? dbytes : 1, mc->trip.dev->pool, s) ||
+           !(host_work = malloc(hbytes ? hbytes : 1)))
+    snprintf(why, len, "no memory for cuSOLVERMp's workspace (%zu + %zu bytes)", dbytes,
+             hbytes);
+  else if ((e = cu->MemsetD32Async(*d + bytes, 0, 1, s)) || /* a rank of no columns writes none */
+           (r = c->kind == DLG_DIST_POTRF
+                    ? dlg_mp.potrf(handle, FILL_LOWER, c->n, a, 1, 1, desc, type,
+                                   (void *)(uintptr_t)work, dbytes, host_work, hbytes, dinfo)
+                : c->kind == DLG_DIST_GETRF
+                    ? dlg_mp.getrf(handle, c->m, c->n, a, 1, 1, desc, v, type,
+                                   (void *)(uintptr_t)work, dbytes, host_work, hbytes, dinfo)
+                    : dlg_mp.geqrf(handle, c->m, c->n, a, 1, 1, desc, v, type,
+                                   (void *)(uintptr_t)work, dbytes, host_work, hbytes, dinfo)) ||
+           (e = cu->MemcpyDtoHAsync(info, *d + bytes, sizeof *info, s)) ||
+           (c->kind != DLG_DIST_POTRF && cols > 0 &&
+            (e = cu->MemcpyDtoHAsync(aux, *d + bytes + 256, aux_bytes, s))) ||
+           (e = cu->StreamSynchronize(s)))
+    snprintf(why, len, "cuSOLVERMp's %s failed (%s)", c->origin,
+             r ? "its status" : dlg_cuda_error(e));
+  else
+    ok = 1;
+  if (work) cu->MemFreeAsync(work, s);
+  if (desc) dlg_mp.desc_destroy(desc);
+  cu->StreamSynchronize(s);
+  free(host_work);
+  return ok;
+}
+
+/* PxGETRF's pivots and PxGEQRF's scalars from cuSOLVERMp's layout (by
+ * local column, `aux`) into ScaLAPACK's: IPIV by local row on every
+ * process column, TAU by local column on every process row.  The whole
+ * vector, min(m, n) long, is summed over the grid from the ranks that hold
+ * each entry (process row 0 for the pivots, the diagonal's owner for the
+ * scalars), so every rank ends with all of it.  0 where a pivot is not a
+ * row at or below its own (cuSOLVERMp's convention not ScaLAPACK's): the
+ * same verdict on every rank. */
+static int convert(const dlg_blacs *b, const dlg_grid *g, const dlg_dist_call *c, int64_t rows,
+                   int64_t cols, const void *aux, void *whole)
+{
+  const int64_t nb = c->desc[NB_], mn = c->m < c->n ? c->m : c->n;
+  char all_[] = "All", top[] = " ";
+  int64_t l, k;
+  if (c->kind == DLG_DIST_GETRF) {
+    int *piv = whole;
+    memset(piv, 0, (size_t)mn * sizeof *piv);
+    for (l = 0; g->row == 0 && l < cols; l++)
+      if ((k = dlg_global_of(l, g->col, g->q, nb)) < mn) piv[k] = (int)((const int64_t *)aux)[l];
+    b->igsum2d(g->ctxt, all_, top, (int)mn, 1, piv, (int)mn, -1, -1);
+    for (k = 0; k < mn; k++)
+      if (piv[k] <= k || piv[k] > c->m) return 0;
+    for (l = 0; l < rows; l++)
+      if ((k = dlg_global_of(l, g->row, g->p, nb)) < mn) c->ipiv[l] = piv[k];
+    return 1;
+  }
+  {
+    const size_t es = dlg_elem_size(c->dtype);
+    const int t = c->dtype == DLG_F64;
+    memset(whole, 0, (size_t)mn * es);
+    for (l = 0; l < cols; l++)
+      if ((k = dlg_global_of(l, g->col, g->q, nb)) < mn && (k / nb) % g->p == g->row)
+        memcpy((char *)whole + (size_t)k * es, (const char *)aux + (size_t)l * es, es);
+    b->gsum2d[t](g->ctxt, all_, top, (int)mn, 1, whole, (int)mn, -1, -1);
+    for (l = 0; l < cols; l++)
+      if ((k = dlg_global_of(l, g->col, g->q, nb)) < mn)
+        memcpy((char *)c->tau + (size_t)l * es, (char *)whole + (size_t)k * es, es);
+    return 1;
+  }
+}
+
+int dlg_dist_mp_run(const dlg_blacs *b, const dlg_grid *g, const dlg_dist_call *c, int usable,
+                    int64_t rows, int64_t cols, int *info, char *why, size_t why_len)
+{
+  const int64_t dld = rows > 0 ? (rows + 31) / 32 * 32 : 32, mn = c->m < c->n ? c->m : c->n;
+  const size_t es = dlg_elem_size(c->dtype);
+  dlg_mp_call mc;
+  CUdeviceptr d = 0;
+  void *aux = NULL, *whole = NULL;
+  int ok, taken = 0, mine = 0;
+  if (!dlg_mp_begin(b, g, usable, DLG_MP_SOLVER, &mc, why, why_len)) return 0;
+  ok = (c->kind == DLG_DIST_POTRF ||
+        ((aux = malloc((size_t)(cols > 0 ? cols : 1) * 8)) &&
+         (whole = malloc((size_t)mn * (es > sizeof(int) ? es : sizeof(int)))))) &&
+       factor(&mc, c, rows, cols, &d, dld, &mine, aux, why, why_len);
+  /* INFO > 0 goes on too: the next ScaLAPACK writes the reference's
+   * partial factor (Cholesky) or its own LU of a singular matrix */
+  taken = dlg_mp_all(b, g, ok && mine == 0);
+  if (ok && !taken)
+    snprintf(why, why_len, mine ? "INFO=%d: the next ScaLAPACK writes its own factor"
+                                : "cuSOLVERMp failed on another rank", mine);
+  if (taken && c->kind != DLG_DIST_POTRF && !convert(b, g, c, rows, cols, aux, whole)) {
+    snprintf(why, why_len, "cuSOLVERMp's pivots are not rows at or below their own");
+    taken = 0;
+  }
+  if (taken) {
+    *info = 0;
+    if (rows > 0 && cols > 0 &&
+        dlg_cuda_offload_matrix(0, c->a, c->desc[LLD_], d, dld, rows, cols, es, 0, mc.stream)) {
+      fprintf(stderr, "dlgemm: %s: copying the factor back failed (%s); it is incomplete\n",
+              c->origin, dlgemm_last_error());
+      *info = -1;
+    }
+  }
+  if (d) mc.trip.cu->MemFreeAsync(d, mc.stream);
+  dlg_mp_end(&mc);
+  free(aux), free(whole);
+  return taken;
+}

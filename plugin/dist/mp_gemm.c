@@ -1,0 +1,141 @@
+/*
+ * mp_gemm.c - PxGEMM by NVIDIA's cuBLASMp on the ranks' GPUs (the engine:
+ * mp.c): C = alpha op(A) op(B) + beta C on ScaLAPACK's block-cyclic
+ * matrices, each rank's three local arrays to its GPU once and C back
+ * once, after the grid has voted that every rank finished.  PBLAS's own
+ * PxGEMM, preloaded, moves every local product across PCIe and every
+ * panel through MPI (1.3x OpenBLAS across two GPUs, issue 52); cuBLASMp
+ * keeps them on the GPUs and sends them over NCCL.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include "core/config.h"
+#include "core/errors.h"
+#include "cuda/device/driver.h"
+#include "cuda/hostarray/engine.h"
+#include "dist/layout.h"
+#include "dist/mp.h"
+#include "dist/mp_gemm.h"
+
+enum { OP_N = 0, OP_T = 1, COMPUTE_32F = 68, COMPUTE_64F = 70 };
+
+/* One operand: its local array here, its copy on the device. */
+typedef struct operand {
+  void *host;
+  const int *desc;
+  int64_t m, n, rows, cols, dld; /* global m x n; local rows x cols */
+  CUdeviceptr d;
+  void *mpdesc;
+} operand;
+
+static operand operand_of(void *host, const int *desc, int64_t m, int64_t n, const dlg_grid *g)
+{
+  operand o = {host, desc, m, n, 0, 0, 0, 0, NULL};
+  o.rows = dlg_numroc(m, desc[NB_], g->row, g->p);
+  o.cols = dlg_numroc(n, desc[NB_], g->col, g->q);
+  o.dld = o.rows > 0 ? (o.rows + 31) / 32 * 32 : 32;
+  return o;
+}
+
+static size_t bytes_of(const operand *o, size_t es)
+{
+  return ((size_t)o->dld * (size_t)(o->cols > 0 ? o->cols : 1) * es + 255) / 256 * 256;
+}
+
+/* The product on this rank's GPU; C stays there for the caller. */
+static int multiply(dlg_mp_call *mc, const dlg_dist_call *c, operand *x, size_t es, char *why,
+                    size_t len)
+{
+  const dlg_cuda_api *cu = mc->trip.cu;
+  const CUstream s = mc->stream;
+  const int type = c->dtype == DLG_F64 ? DLG_CUDA_R_64F : DLG_CUDA_R_32F;
+  const int compute = c->dtype == DLG_F64 ? COMPUTE_64F : COMPUTE_32F;
+  const int ta = c->transa == 'N' || c->transa == 'n' ? OP_N : OP_T;
+  const int tb = c->transb == 'N' || c->transb == 'n' ? OP_N : OP_T;
+  const int zero_beta = c->dtype == DLG_F64 ? *(const double *)c->beta == 0
+                                            : *(const float *)c->beta == 0;
+  CUdeviceptr work = 0; /* 0 until allocated */
+  void *host_work = NULL;
+  size_t dbytes = 0, hbytes = 0;
+  CUresult e = CUDA_SUCCESS;
+  int r = 0, i, ok = 0;
+  for (i = 0; i < 3; i++) { /* A and B in; C in unless beta is 0 (then it is not read) */
+    operand *o = &x[i];
+    if (o->rows <= 0 || o->cols <= 0) continue;
+    if (i == 2 && zero_beta) {
+      if ((e = cu->MemsetD32Async(o->d, 0, bytes_of(o, es) / 4, s))) break;
+    } else if (dlg_cuda_offload_matrix(0, o->host, o->desc[LLD_], o->d, o->dld, o->rows,
+                                       o->cols, es, 1, s)) {
+      snprintf(why, len, "copying a local matrix in failed: %s", dlgemm_last_error());
+      return 0;
+    }
+  }
+  for (i = 0; !e && !r && i < 3; i++)
+    r = dlg_mp.b_desc(x[i].m, x[i].n, x[i].desc[NB_], x[i].desc[NB_], 0, 0, x[i].dld, type,
+                      mc->grid, &x[i].mpdesc);
+  if (e || r)
+    snprintf(why, len, "cuBLASMp's setup of the call failed (%s)",
+             e ? dlg_cuda_error(e) : "its status");
+  else if ((r = dlg_mp.gemm_size(mc->handle, ta, tb, c->m, c->n, c->k, c->alpha,
+                                 (void *)(uintptr_t)x[0].d, 1, 1, x[0].mpdesc,
+                                 (void *)(uintptr_t)x[1].d, 1, 1, x[1].mpdesc, c->beta,
+                                 (void *)(uintptr_t)x[2].d, 1, 1, x[2].mpdesc, compute, &dbytes,
+                                 &hbytes)))
+    snprintf(why, len, "cublasMpGemm_bufferSize failed (%d)", r);
+  else if (dlg_fault_injected(DLG_FAULT_WORKSPACE) ||
+           cu->MemAllocFromPoolAsync(&work, dbytes ? dbytes : 1, mc->trip.dev->pool, s) ||
+           !(host_work = malloc(hbytes ? hbytes : 1)))
+    snprintf(why, len, "no memory for cuBLASMp's workspace (%zu + %zu bytes)", dbytes, hbytes);
+  else if ((r = dlg_mp.gemm(mc->handle, ta, tb, c->m, c->n, c->k, c->alpha,
+                            (void *)(uintptr_t)x[0].d, 1, 1, x[0].mpdesc,
+                            (void *)(uintptr_t)x[1].d, 1, 1, x[1].mpdesc, c->beta,
+                            (void *)(uintptr_t)x[2].d, 1, 1, x[2].mpdesc, compute,
+                            (void *)(uintptr_t)work, dbytes, host_work, hbytes)) ||
+           (e = cu->StreamSynchronize(s)))
+    snprintf(why, len, "cublasMpGemm failed (%s)", r ? "its status" : dlg_cuda_error(e));
+  else
+    ok = 1;
+  if (work) cu->MemFreeAsync(work, s);
+  for (i = 0; i < 3; i++)
+    if (x[i].mpdesc) dlg_mp.b_desc_destroy(x[i].mpdesc);
+  cu->StreamSynchronize(s);
+  free(host_work);
+  return ok;
+}
+
+int dlg_dist_mp_gemm(const dlg_blacs *b, const dlg_grid *g, const dlg_dist_call *c, int usable,
+                     char *why, size_t why_len)
+{
+  const int ta = !(c->transa == 'N' || c->transa == 'n');
+  const int tb = !(c->transb == 'N' || c->transb == 'n');
+  const size_t es = dlg_elem_size(c->dtype);
+  operand x[3];
+  dlg_mp_call mc;
+  size_t total = 0;
+  int i, ok, taken;
+  x[0] = operand_of(c->a, c->desc, ta ? c->k : c->m, ta ? c->m : c->k, g);
+  x[1] = operand_of((void *)c->b, c->desc_b, tb ? c->n : c->k, tb ? c->k : c->n, g);
+  x[2] = operand_of(c->c, c->desc_c, c->m, c->n, g);
+  for (i = 0; i < 3; i++) usable = usable && x[i].desc[LLD_] >= (x[i].rows > 1 ? x[i].rows : 1);
+  if (!dlg_mp_begin(b, g, usable, DLG_MP_BLAS, &mc, why, why_len)) return 0;
+  for (i = 0; i < 3; i++) total += bytes_of(&x[i], es);
+  ok = !dlg_fault_injected(DLG_FAULT_OOM) &&
+       !mc.trip.cu->MemAllocFromPoolAsync(&x[0].d, total, mc.trip.dev->pool, mc.stream);
+  if (!ok) {
+    snprintf(why, why_len, "no device memory for the local matrices (%zu bytes)", total);
+    x[0].d = 0;
+  } else {
+    x[1].d = x[0].d + bytes_of(&x[0], es), x[2].d = x[1].d + bytes_of(&x[1], es);
+    ok = multiply(&mc, c, x, es, why, why_len);
+  }
+  taken = dlg_mp_all(b, g, ok);
+  if (ok && !taken) snprintf(why, why_len, "cuBLASMp failed on another rank");
+  if (taken && x[2].rows > 0 && x[2].cols > 0 &&
+      dlg_cuda_offload_matrix(0, c->c, c->desc_c[LLD_], x[2].d, x[2].dld, x[2].rows, x[2].cols,
+                              es, 0, mc.stream))
+    fprintf(stderr, "dlgemm: %s: copying C back failed (%s); it is incomplete\n", c->origin,
+            dlgemm_last_error());
+  if (x[0].d) mc.trip.cu->MemFreeAsync(x[0].d, mc.stream);
+  dlg_mp_end(&mc);
+  return taken;
+}
