@@ -71,6 +71,27 @@ typedef struct dlg_mp_call {
                     * was given and reads it again, so none of a trip's */
 } dlg_mp_call;
 
+/* A local array's copy on the device: its leading dimension and its bytes.
+ * Both are whole blocks (nb) of rows and columns, rows a multiple of 32 as
+ * well: NVIDIA's samples say the libraries once required whole blocks, and
+ * a partial last block must not run past the array into what follows it. */
+static inline int64_t dlg_mp_dld(int64_t rows, int64_t nb)
+{
+  int64_t unit, a = nb, b = 32;
+  while (b) { /* unit = lcm(nb, 32) */
+    const int64_t t = a % b;
+    a = b, b = t;
+  }
+  unit = nb / a * 32;
+  return ((rows > 1 ? rows : 1) + unit - 1) / unit * unit;
+}
+
+static inline size_t dlg_mp_bytes(int64_t dld, int64_t cols, int64_t nb, size_t es)
+{
+  const int64_t whole = ((cols > 1 ? cols : 1) + nb - 1) / nb * nb;
+  return ((size_t)dld * (size_t)whole * es + 255) / 256 * 256;
+}
+
 /* Whether ok holds on every rank of g (a collective). */
 int dlg_mp_all(const dlg_blacs *b, const dlg_grid *g, int ok);
 

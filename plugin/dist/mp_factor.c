@@ -34,7 +34,7 @@ static int factor(dlg_mp_call *mc, const dlg_dist_call *c, int64_t rows,
   void *const handle = mc->handle;
   const int type = c->dtype == DLG_F64 ? DLG_CUDA_R_64F : DLG_CUDA_R_32F;
   const size_t es = dlg_elem_size(c->dtype);
-  const size_t bytes = ((size_t)dld * (size_t)(cols > 0 ? cols : 1) * es + 255) / 256 * 256;
+  const size_t bytes = dlg_mp_bytes(dld, cols, c->desc[NB_], es);
   const size_t aux_bytes = (size_t)(cols > 0 ? cols : 1) * (c->kind == DLG_DIST_GETRF ? 8 : es);
   const CUstream s = mc->stream;
   void *const a = (void *)(uintptr_t)*d;
@@ -140,7 +140,7 @@ static int convert(const dlg_blacs *b, const dlg_grid *g, const dlg_dist_call *c
 int dlg_dist_mp_run(const dlg_blacs *b, const dlg_grid *g, const dlg_dist_call *c, int usable,
                     int64_t rows, int64_t cols, int *info, char *why, size_t why_len)
 {
-  const int64_t dld = rows > 0 ? (rows + 31) / 32 * 32 : 32, mn = c->m < c->n ? c->m : c->n;
+  const int64_t dld = dlg_mp_dld(rows, c->desc[NB_]), mn = c->m < c->n ? c->m : c->n;
   const size_t es = dlg_elem_size(c->dtype);
   dlg_mp_call mc;
   CUdeviceptr d = 0;

@@ -33,13 +33,13 @@ static operand operand_of(void *host, const int *desc, int64_t m, int64_t n, con
   operand o = {host, desc, m, n, 0, 0, 0, 0, NULL};
   o.rows = dlg_numroc(m, desc[NB_], g->row, g->p);
   o.cols = dlg_numroc(n, desc[NB_], g->col, g->q);
-  o.dld = o.rows > 0 ? (o.rows + 31) / 32 * 32 : 32;
+  o.dld = dlg_mp_dld(o.rows, desc[NB_]);
   return o;
 }
 
 static size_t bytes_of(const operand *o, size_t es)
 {
-  return ((size_t)o->dld * (size_t)(o->cols > 0 ? o->cols : 1) * es + 255) / 256 * 256;
+  return dlg_mp_bytes(o->dld, o->cols, o->desc[NB_], es);
 }
 
 /* The product on this rank's GPU; C stays there for the caller. */
