@@ -18,8 +18,11 @@
  *               of 2 x 2 blocks [re -im; im re] (blas3.c's complex GEMM)
  *   cplain      a complex view copied to a plain column-major matrix,
  *               conjugated or not
- *               (both over a batch, blockIdx.z: entry z read sa elements on
- *               from the last, written right after it)
+ *   csplit      a complex k x n view as the real k x 2n [re | im] (the
+ *               other embedding: A read in place)
+ *   ccombine    C = alpha P + beta C from a real product's terms
+ *               (all four over a batch, blockIdx.z: entry z read sa elements
+ *               on from the last, written right after it)
  *
  * Matrices are views (rs, cs element strides, either may be negative), so
  * an upper triangle is the lower one of the transposed view, or of the view
@@ -216,6 +219,48 @@ __device__ void cplain(const cx<T> *a, long long rs, long long cs, long long m, 
   FOR_COLUMNS(l, k) w[i + l * m] = conj_if(a[i * rs + l * cs], conj);
 }
 
+/* w (k x 2n, column-major, ld k) from b (k x n view): conj?(b)'s real
+ * parts, then its imaginary ones, so that a complex m x k matrix read as
+ * its interleaved real 2m x k storage, times w, gives the four real
+ * products of the complex one (ccombine adds them up). */
+template <typename T>
+__device__ void csplit(const cx<T> *b, long long rs, long long cs, long long k, long long n,
+                       int conj, T *w)
+{
+  const long long p = row_index();
+  if (p >= k) return;
+  FOR_COLUMNS(j, n)
+  {
+    const cx<T> v = conj_if(b[p * rs + j * cs], conj);
+    w[p + j * k] = v.re;
+    w[p + (n + j) * k] = v.im;
+  }
+}
+
+/* c = alpha P + beta c (beta 0: c not read) over an m x n view, P a complex
+ * product held in real x (leading dimension ldx) as its terms: for (i, j)
+ * from x[2i + j ldx] = e, P = (e + s1 e[oa + ob]) + i (e[ob] + s2 e[oa]).
+ * csplit's products: oa 1 (A's imaginary row), ob n ldx (B's imaginary
+ * columns), s1 -1 and s2 1 (+1 and -1 with A conjugated); a product already
+ * interleaved: ob 1, s1 = s2 = 0. */
+template <typename T>
+__device__ void ccombine(const T *x, long long ldx, long long oa, long long ob, int s1, int s2,
+                         long long m, long long n, cx<T> alpha, T beta, cx<T> *c, long long rs,
+                         long long cs)
+{
+  const long long i = row_index();
+  if (i >= m) return;
+  FOR_COLUMNS(j, n)
+  {
+    const T *e = x + 2 * i + j * ldx;
+    cx<T> v = mul(alpha, cx<T>{e[0] + (s1 ? s1 * e[oa + ob] : T(0)),
+                               e[ob] + (s2 ? s2 * e[oa] : T(0))});
+    cx<T> *out = c + i * rs + j * cs;
+    if (beta != T(0)) v.re += beta * out->re, v.im += beta * out->im;
+    *out = v;
+  }
+}
+
 #define DLG_LEVEL3_KERNELS(E, x)                                                                   \
   extern "C" __global__ void dlg_l3_scale_##x(E *c, long long rs, long long cs, long long m,       \
                                               long long n, E alpha)                              \
@@ -266,6 +311,21 @@ DLG_LEVEL3_KERNELS(cx<double>, z)
                                                long long sa)                                     \
   {                                                                                              \
     cplain<T>(a + blockIdx.z * sa, rs, cs, m, k, conj, w + blockIdx.z * m * k);                  \
+  }                                                                                              \
+  extern "C" __global__ void dlg_l3_csplit_##x(const cx<T> *b, long long rs, long long cs,        \
+                                               long long k, long long n, int conj, T *w,         \
+                                               long long sb)                                     \
+  {                                                                                              \
+    csplit<T>(b + blockIdx.z * sb, rs, cs, k, n, conj, w + blockIdx.z * 2 * k * n);              \
+  }                                                                                              \
+  extern "C" __global__ void dlg_l3_ccombine_##x(const T *p, long long ldp, long long oa,         \
+                                                 long long ob, int s1, int s2, long long m,      \
+                                                 long long n, cx<T> alpha, T beta, cx<T> *out,   \
+                                                 long long rs, long long cs, long long sp,       \
+                                                 long long so)                                   \
+  {                                                                                              \
+    ccombine<T>(p + blockIdx.z * sp, ldp, oa, ob, s1, s2, m, n, alpha, beta,                     \
+                out + blockIdx.z * so, rs, cs);                                                  \
   }
 
 DLG_COMPLEX_KERNELS(float, c)

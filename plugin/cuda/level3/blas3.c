@@ -7,13 +7,9 @@
  * lower one of the transposed view, and a matrix on the right is the
  * transposed problem (X op(A) = B is op(A)^T X^T = B^T).  Then:
  *
- *   GEMM (complex)  one real GEMM: alpha op(A) packed as the 2m x 2k real
- *                   matrix of [re -im; im re] blocks, B and C read in place
- *                   as the real 2k x n and 2m x n matrices their interleaved
- *                   storage already is (the 4M product: four real products
- *                   per complex one, each rounded as a real GEMM rounds;
- *                   3M would save a quarter of them and lose accuracy in
- *                   the smaller part of each element)
+ *   GEMM (complex)  one real GEMM (cgemm.c: the operand that weighs least
+ *                   packed, the others read in place as the real matrices
+ *                   their interleaved storage already is)
  *   SYMM, HEMM      A's device copy made the full matrix (the other
  *                   triangle mirrored, conjugated for HEMM), then one GEMM
  *   TRMM            A's copy made the full triangular matrix (zeros, ones on
@@ -40,126 +36,26 @@
 #include "cuda/device/driver.h"
 #include "cuda/device/kernels.h"
 #include "cuda/level3/blas3.h"
+#include "cuda/level3/cgemm.h"
+#include "cuda/level3/launch.h"
 #include "kernels/cuda/level3_args.h"
 
 static const double one[2] = {1, 0}, zero[2] = {0, 0};
 
 static int is(const double v[2], double re) { return v[0] == re && v[1] == 0; }
 
-static int type_index(dlg_dtype t)
-{
-  return t == DLG_F32 ? 0 : t == DLG_F64 ? 1 : t == DLG_C64 ? 2 : 3;
-}
-
-/* A scalar kernel argument of the run's type. */
-typedef union scalar_arg {
-  float f[2];
-  double d[2];
-} scalar_arg;
-
-static void *scalar(const dlg_factor_run *r, const double v[2], scalar_arg *s)
-{
-  if (dlg_real_of(r->dtype) == DLG_F32)
-    s->f[0] = (float)v[0], s->f[1] = (float)v[1];
-  else
-    s->d[0] = v[0], s->d[1] = v[1];
-  return s;
-}
-
-/* level3.cu's kernel over rows x cols (threads over rows, blocks over
- * columns, at most 65535 of them: the kernels step by the grid), for each
- * of `batch` entries (blockIdx.z: the packing kernels; 65535 at most). */
-static void launch_batch(dlg_factor_run *r, int kernel, int64_t rows, int64_t cols, int64_t batch,
-                         void **params)
-{
-  const unsigned gy = (unsigned)(cols < 1 ? 1 : cols > 65535 ? 65535 : cols);
-  CUresult e;
-  if (r->status || (r->status = dlg_cuda_kernels(r->dev, DLG_KERNELS_LEVEL3))) return;
-  e = dlg_fault_injected(DLG_FAULT_LAUNCH)
-          ? CUDA_ERROR_LAUNCH_FAILED
-          : r->cu->LaunchKernel(r->dev->level3[type_index(r->dtype)][kernel],
-                                dlg_step_blocks(rows, DLG_L3_THREADS), gy, (unsigned)batch,
-                                DLG_L3_THREADS, 1, 1, 0, r->stream, params, NULL);
-  if (e)
-    r->status = dlg_fail(DLGEMM_ERR_BACKEND_FAILED, "CUDA kernel launch failed: %s",
-                         dlg_cuda_error(e));
-}
-
 static void launch(dlg_factor_run *r, int kernel, int64_t rows, int64_t cols, void **params)
 {
-  launch_batch(r, kernel, rows, cols, 1, params);
-}
-
-/* Stream-ordered scratch from the device's pool (0 once the run failed). */
-static CUdeviceptr scratch(dlg_factor_run *r, size_t bytes)
-{
-  CUdeviceptr p = 0;
-  CUresult e;
-  if (r->status) return 0;
-  e = dlg_fault_injected(DLG_FAULT_OOM)
-          ? CUDA_ERROR_OUT_OF_MEMORY
-          : r->cu->MemAllocFromPoolAsync(&p, bytes, r->dev->pool, r->stream);
-  if (e) {
-    r->status = dlg_fail(e == CUDA_ERROR_OUT_OF_MEMORY ? DLGEMM_ERR_OUT_OF_MEMORY
-                                                       : DLGEMM_ERR_BACKEND_FAILED,
-                         "CUDA workspace of %zu bytes: %s", bytes, dlg_cuda_error(e));
-    return 0;
-  }
-  return p;
-}
-
-static void release(dlg_factor_run *r, CUdeviceptr p)
-{
-  if (p) r->cu->MemFreeAsync(p, r->stream);
+  dlg_l3_launch(r, kernel, rows, cols, 1, params);
 }
 
 /* c = alpha c (alpha 0: zeros, c not read). */
 static void scale(dlg_factor_run *r, dlg_dview c, const double alpha[2])
 {
-  scalar_arg s;
+  dlg_l3_scalar s;
   long long rs = c.rs, cs = c.cs, m = c.rows, n = c.cols;
-  void *params[] = {&c.p, &rs, &cs, &m, &n, scalar(r, alpha, &s)};
+  void *params[] = {&c.p, &rs, &cs, &m, &n, dlg_l3_scalar_of(r, alpha, &s)};
   if (m && n) launch(r, DLG_L3_SCALE, m, n, params);
-}
-
-void dlg_cuda_blas3_complex_batch(dlg_factor_run *r, const double alpha[2], dlg_dview a,
-                                  int64_t sa, int ca, dlg_dview b, int64_t sb, int cb,
-                                  double beta, dlg_dview c, int64_t sc, int64_t batch)
-{
-  const dlg_dtype real = dlg_real_of(r->dtype);
-  const size_t res = dlg_elem_size(real);
-  const int64_t m = c.rows, n = c.cols, k = a.cols;
-  /* a matrix the whole batch shares (stride 0) is packed once */
-  const int64_t na = sa ? batch : 1, nb = b.rs != 1 || cb ? (sb ? batch : 1) : 0;
-  const size_t per_a = (size_t)(4 * m * k), per_b = (size_t)(2 * k * n); /* reals */
-  dlg_factor_run rr;
-  CUdeviceptr w;
-  scalar_arg s;
-  if (r->status || !m || !n || !batch) return;
-  w = scratch(r, ((size_t)na * per_a + (size_t)nb * per_b) * res);
-  if (!w) return;
-  {
-    long long rs = a.rs, cs = a.cs, mm = m, kk = k, stride = sa;
-    int conj = ca;
-    void *params[] = {&a.p, &rs, &cs, &mm, &kk, &conj, scalar(r, alpha, &s), &w, &stride};
-    launch_batch(r, DLG_L3_CPACK, m, k, na, params);
-  }
-  if (nb) {
-    CUdeviceptr wb = w + (CUdeviceptr)((size_t)na * per_a * res);
-    long long rs = b.rs, cs = b.cs, kk = k, nn = n, stride = sb;
-    int conj = cb;
-    void *params[] = {&b.p, &rs, &cs, &kk, &nn, &conj, &wb, &stride};
-    launch_batch(r, DLG_L3_CPLAIN, k, n, nb, params);
-    b = (dlg_dview){wb, k, n, 1, k};
-    sb = nb > 1 ? k * n : 0;
-  }
-  rr = *r; /* the same run, on the real parts; strides in reals */
-  rr.dtype = real;
-  dlg_step_gemm_batch(&rr, 1.0, (dlg_dview){w, 2 * m, 2 * k, 1, 2 * m}, na > 1 ? 4 * m * k : 0,
-                      (dlg_dview){b.p, 2 * k, n, 1, 2 * b.cs}, 2 * sb, beta,
-                      (dlg_dview){c.p, 2 * m, n, 1, 2 * c.cs}, 2 * sc, batch);
-  r->status = rr.status;
-  release(r, w);
 }
 
 /* A complex product on views: c = alpha a' b' + beta c, a' = conj(a) where
@@ -255,10 +151,10 @@ static void rank_k(dlg_factor_run *r, dlg_dview c, const term *t, int nt, const 
   if (r->status || !n) return;
   if (n <= leaf) {
     dlg_dview wv = {w, n, n, 1, n};
-    scalar_arg s;
+    dlg_l3_scalar s;
     long long rs = c.rs, cs = c.cs;
     int nn = (int)n, h = herm;
-    void *params[] = {&c.p, &rs, &cs, &wv.p, &nn, scalar(r, beta, &s), &h};
+    void *params[] = {&c.p, &rs, &cs, &wv.p, &nn, dlg_l3_scalar_of(r, beta, &s), &h};
     for (i = 0; i < nt; i++)
       gemm(r, t[i].alpha, t[i].p, t[i].cp, dlg_step_transposed(t[i].q), t[i].cq, i ? one : zero,
            wv);
@@ -306,16 +202,16 @@ static void rank_k_update(dlg_factor_run *r, const dlg_level3 *x, dlg_dview a, d
     }
   }
   if (!x->k || is(x->alpha, 0)) {
-    scalar_arg s;
+    dlg_l3_scalar s;
     long long rs = c.rs, cs = c.cs, n = c.rows;
     int h = herm;
-    void *params[] = {&c.p, &rs, &cs, &n, scalar(r, x->beta, &s), &h};
+    void *params[] = {&c.p, &rs, &cs, &n, dlg_l3_scalar_of(r, x->beta, &s), &h};
     launch(r, DLG_L3_TRI_SCALE, n, n, params);
     return;
   }
-  w = scratch(r, (size_t)(leaf * leaf) * dlg_elem_size(r->dtype));
+  w = dlg_l3_scratch(r, (size_t)(leaf * leaf) * dlg_elem_size(r->dtype));
   rank_k(r, c, t, nt, x->beta, herm, w, leaf);
-  release(r, w);
+  dlg_l3_release(r, w);
 }
 
 /* The triangle of a (lower as viewed) made a full matrix: kernel

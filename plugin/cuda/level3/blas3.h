@@ -24,19 +24,6 @@ void dlg_cuda_blas3_prepare(dlg_factor_run *r, const dlg_level3 *x, dlg_dview a)
 void dlg_cuda_blas3(dlg_factor_run *r, const dlg_level3 *x, dlg_dview a, dlg_dview b, dlg_dview c,
                     dlg_dview w);
 
-/* A batch of complex products c_p = alpha op(a_p)' op(b_p)' + beta c_p
- * in one real GEMM (the 4M product, blas3.c's complex GEMM being the batch
- * of one): entry p's views sa, sb, sc elements on from the last (0: the
- * whole batch shares that matrix; not c's), a' = conj(a) where ca (b'
- * likewise), c column-major, beta real, a.cols > 0, at most 65535
- * entries.  Every entry's alpha op(A) is packed into one workspace and
- * op(B) copied plain where it is not (or is conjugated): a batch of small
- * products is three launches, not two per entry (complex attention shapes
- * ran at 0.17-0.19 of cuBLAS one at a time). */
-void dlg_cuda_blas3_complex_batch(dlg_factor_run *r, const double alpha[2], dlg_dview a,
-                                  int64_t sa, int ca, dlg_dview b, int64_t sb, int cb,
-                                  double beta, dlg_dview c, int64_t sc, int64_t batch);
-
 /* TRSM's rows [i0, i1) of its canonical X (left: B's rows; right: its
  * columns), once the rows they depend on are solved: those before i0 when
  * dlg_cuda_blas3_trsm_forward(x), after i1 otherwise.  Reads A's triangle

@@ -6,8 +6,8 @@
  * Each batch entry is the column-major GEMM a BLAS would be given
  * (dlg_level3_of_gemm: a row-major C is the transposed problem, layouts
  * are 'N' / 'T').  On device memory that is blas3.c's product on views of
- * the caller's matrices, on the caller's stream: one real GEMM on the 4M
- * embedding, A packed into a pool workspace, B and C read in place; a
+ * the caller's matrices, on the caller's stream: one real GEMM (cgemm.c:
+ * the operand that weighs least packed, the others read in place); a
  * batch is one such real GEMM over every entry (in chunks of at most
  * 65535 entries and 256 MB of workspace).  On
  * host memory it is offload.c's trip, one per entry, each of which leaves
@@ -26,6 +26,7 @@
 #include "cpu/backend.h"
 #include "cuda/device/tiny.h"
 #include "cuda/level3/blas3.h"
+#include "cuda/level3/cgemm.h"
 #include "cuda/level3/complex_gemm.h"
 #include "cuda/level3/offload.h"
 
@@ -45,19 +46,18 @@ static dlg_dview op_view(const void *p, char trans, int64_t rows, int64_t cols, 
   return trans == 'N' ? x : dlg_step_transposed(x);
 }
 
-/* Entries of one batched product: the packing kernels' grid holds 65535,
- * and the workspace (every entry's packed A, and B where it is copied)
+/* Entries of one batched product: the small kernels' grid holds 65535,
+ * and the workspace (cgemm.c's packed operands and scratch products)
  * stays under BATCH_BYTES. */
 #define BATCH_BYTES ((size_t)256 << 20)
 
-/* A batch as batched real products (blas3.h), in chunks. */
+/* A batch as batched real products (cgemm.h), in chunks. */
 static void batched(dlg_factor_run *r, const dlg_gemm *g)
 {
   const dlg_level3 x = dlg_level3_of_gemm(g, 0);
   const int c_col = dlg_is_colmajor(&g->c);
   const int64_t sa = (c_col ? &g->a : &g->b)->bs, sb = (c_col ? &g->b : &g->a)->bs, sc = g->c.bs;
-  const size_t es = dlg_elem_size(g->dtype),
-               entry = (size_t)(2 * x.m * x.k + x.k * x.n) * es; /* workspace, at most */
+  const size_t entry = dlg_cuda_cgemm_entry_bytes(g->dtype, x.m, x.n, x.k);
   const size_t fit = BATCH_BYTES / (entry ? entry : 1);
   const int64_t chunk = fit < 1 ? 1 : fit > 65535 ? 65535 : (int64_t)fit;
   int64_t p;

@@ -1,0 +1,190 @@
+/*
+ * cgemm.c - a batch of complex products as one real product on dlgemm's
+ * GEMM kernels (cgemm.h).
+ *
+ * A complex product is four real ones (the 4M product: each rounded as a
+ * real GEMM rounds; 3M would save a quarter of them and lose accuracy in
+ * the smaller part of each element).  Two embeddings make them one real
+ * GEMM, and each can be made on the problem or on its transpose
+ * (C^T = B^T A^T), whose output a combining pass writes into C's view:
+ *
+ *   expand  alpha op(A) packed as the real 2m x 2k matrix of [re -im; im re]
+ *           blocks (cpack); op(B) read in place as the real 2k x n matrix
+ *           its interleaved storage is (copied plain where it is not one,
+ *           or is conjugated); the product is C's interleaved storage,
+ *           written in place where C is column-major, else to a scratch
+ *           that ccombine copies into C
+ *   split   op(A) read in place as the real 2m x k matrix its interleaved
+ *           storage is (where it is column-major); op(B) packed as the real
+ *           k x 2n [re | im] (csplit); the 2m x 2n product holds the four
+ *           real products, which ccombine adds into C with alpha and beta
+ *
+ * A packing pass costs what its operand weighs: expanding a big A (n
+ * narrow) or copying a big B moved 3-5 times the bytes cuBLAS moves, and
+ * complex products with a side of 1-128 ran at 0.13-0.7 of cuBLAS (issue
+ * 51).  So each call takes the way that moves the fewest bytes by a count
+ * of its passes (the tiles' re-reads aside), the proven direct expansion
+ * unless another saves a fifth.
+ */
+#include <math.h>
+#include "core/gemm.h"
+#include "cuda/device/driver.h"
+#include "cuda/level3/cgemm.h"
+#include "cuda/level3/launch.h"
+
+/* O = alpha op(F)' op(G)' + beta O, in one orientation: F m x k, G k x n,
+ * O m x n; batch strides in complex elements. */
+typedef struct problem {
+  dlg_dview f, g, o;
+  int cf, cg;
+  int64_t sf, sg, so;
+} problem;
+
+/* Whether a view's interleaved storage is a real column-major matrix (of
+ * twice its rows). */
+static int interleaved(dlg_dview v) { return v.rs == 1; }
+
+static double writes_c(const problem *p, double beta)
+{
+  return (beta != 0 ? 4.0 : 2.0) * (double)p->o.rows * (double)p->o.cols;
+}
+
+/* Reals moved by each way. */
+static double expand_cost(const problem *p, double beta)
+{
+  const double m = (double)p->f.rows, k = (double)p->f.cols, n = (double)p->g.cols;
+  double reals = 6 * m * k + 4 * m * k + 2 * k * n + writes_c(p, beta);
+  if (!interleaved(p->g) || p->cg) reals += 4 * k * n;
+  if (!interleaved(p->o)) reals += 4 * m * n; /* the scratch written and read */
+  return reals;
+}
+
+static double split_cost(const problem *p, double beta)
+{
+  const double m = (double)p->f.rows, k = (double)p->f.cols, n = (double)p->g.cols;
+  if (!interleaved(p->f)) return INFINITY;
+  return 4 * k * n + 2 * m * k + 2 * k * n + 8 * m * n + writes_c(p, beta);
+}
+
+/* ccombine from the real x (leading dimension ldx, terms oa, ob, s1, s2 as
+ * level3.cu says) into o, batch entries sx reals apart. */
+static void combine(dlg_factor_run *r, CUdeviceptr x, int64_t ldx, int64_t oa, int64_t ob,
+                    int s1, int s2, const double alpha[2], double beta, const problem *p,
+                    int64_t sx, int64_t batch)
+{
+  const double b2[2] = {beta, 0};
+  dlg_l3_scalar sa, sb;
+  CUdeviceptr o = p->o.p;
+  long long l = ldx, a = oa, b = ob, m = p->o.rows, n = p->o.cols, rs = p->o.rs, cs = p->o.cs;
+  long long xs = sx, os = p->so;
+  void *params[] = {&x,  &l, &a,  &b,  &s1, &s2, &m, &n, dlg_l3_scalar_of(r, alpha, &sa),
+                    dlg_l3_scalar_of(r, b2, &sb), &o, &rs, &cs, &xs, &os};
+  /* beta is the real type's: the first of the scalar's two parts */
+  dlg_l3_launch(r, DLG_L3_CCOMBINE, p->o.rows, p->o.cols, batch, params);
+}
+
+static void expand(dlg_factor_run *r, const double alpha[2], const problem *p, double beta,
+                   int64_t batch)
+{
+  static const double one[2] = {1, 0};
+  const size_t res = dlg_elem_size(dlg_real_of(r->dtype));
+  const int64_t m = p->f.rows, k = p->f.cols, n = p->g.cols;
+  const int direct = interleaved(p->o);
+  const int64_t nf = p->sf ? batch : 1, ng = !interleaved(p->g) || p->cg ? (p->sg ? batch : 1) : 0;
+  const size_t per_f = (size_t)(4 * m * k), per_g = (size_t)(2 * k * n),
+               per_x = direct ? 0 : (size_t)(2 * m * n); /* reals */
+  CUdeviceptr w = dlg_l3_scratch(r, ((size_t)nf * per_f + (size_t)ng * per_g +
+                                     (size_t)batch * per_x) * res);
+  CUdeviceptr wg = w + (CUdeviceptr)((size_t)nf * per_f * res),
+              wx = wg + (CUdeviceptr)((size_t)ng * per_g * res);
+  dlg_dview g = p->g;
+  int64_t sg = p->sg;
+  dlg_factor_run rr;
+  if (!w) return;
+  {
+    dlg_l3_scalar s;
+    CUdeviceptr f = p->f.p;
+    long long rs = p->f.rs, cs = p->f.cs, mm = m, kk = k, stride = p->sf;
+    int conj = p->cf;
+    void *params[] = {&f, &rs, &cs, &mm, &kk, &conj, dlg_l3_scalar_of(r, alpha, &s), &w, &stride};
+    dlg_l3_launch(r, DLG_L3_CPACK, m, k, nf, params);
+  }
+  if (ng) {
+    long long rs = g.rs, cs = g.cs, kk = k, nn = n, stride = sg;
+    int conj = p->cg;
+    void *params[] = {&g.p, &rs, &cs, &kk, &nn, &conj, &wg, &stride};
+    dlg_l3_launch(r, DLG_L3_CPLAIN, k, n, ng, params);
+    g = (dlg_dview){wg, k, n, 1, k};
+    sg = ng > 1 ? k * n : 0;
+  }
+  rr = *r; /* the same run, on the real parts; strides in reals */
+  rr.dtype = dlg_real_of(r->dtype);
+  if (direct)
+    dlg_step_gemm_batch(&rr, 1.0, (dlg_dview){w, 2 * m, 2 * k, 1, 2 * m}, nf > 1 ? 4 * m * k : 0,
+                        (dlg_dview){g.p, 2 * k, n, 1, 2 * g.cs}, 2 * sg, beta,
+                        (dlg_dview){p->o.p, 2 * m, n, 1, 2 * p->o.cs}, 2 * p->so, batch);
+  else
+    dlg_step_gemm_batch(&rr, 1.0, (dlg_dview){w, 2 * m, 2 * k, 1, 2 * m}, nf > 1 ? 4 * m * k : 0,
+                        (dlg_dview){g.p, 2 * k, n, 1, 2 * g.cs}, 2 * sg, 0.0,
+                        (dlg_dview){wx, 2 * m, n, 1, 2 * m}, 2 * m * n, batch);
+  r->status = rr.status;
+  if (!direct) combine(r, wx, 2 * m, 0, 1, 0, 0, one, beta, p, 2 * m * n, batch);
+  dlg_l3_release(r, w);
+}
+
+static void split(dlg_factor_run *r, const double alpha[2], const problem *p, double beta,
+                  int64_t batch)
+{
+  const size_t res = dlg_elem_size(dlg_real_of(r->dtype));
+  const int64_t m = p->f.rows, k = p->f.cols, n = p->g.cols, ng = p->sg ? batch : 1;
+  const size_t per_g = (size_t)(2 * k * n), per_x = (size_t)(4 * m * n); /* reals */
+  CUdeviceptr w = dlg_l3_scratch(r, ((size_t)ng * per_g + (size_t)batch * per_x) * res);
+  CUdeviceptr wx = w + (CUdeviceptr)((size_t)ng * per_g * res);
+  dlg_factor_run rr;
+  if (!w) return;
+  {
+    CUdeviceptr g = p->g.p;
+    long long rs = p->g.rs, cs = p->g.cs, kk = k, nn = n, stride = p->sg;
+    int conj = p->cg;
+    void *params[] = {&g, &rs, &cs, &kk, &nn, &conj, &w, &stride};
+    dlg_l3_launch(r, DLG_L3_CSPLIT, k, n, ng, params);
+  }
+  rr = *r;
+  rr.dtype = dlg_real_of(r->dtype);
+  dlg_step_gemm_batch(&rr, 1.0, (dlg_dview){p->f.p, 2 * m, k, 1, 2 * p->f.cs}, 2 * p->sf,
+                      (dlg_dview){w, k, 2 * n, 1, k}, ng > 1 ? 2 * k * n : 0, 0.0,
+                      (dlg_dview){wx, 2 * m, 2 * n, 1, 2 * m}, 4 * m * n, batch);
+  r->status = rr.status;
+  /* A's imaginary parts a row below its real ones, B's n columns right;
+   * conj(A) turns the signs of A's imaginary terms */
+  combine(r, wx, 2 * m, 1, n * 2 * m, p->cf ? 1 : -1, p->cf ? -1 : 1, alpha, beta, p, 4 * m * n,
+          batch);
+  dlg_l3_release(r, w);
+}
+
+void dlg_cuda_blas3_complex_batch(dlg_factor_run *r, const double alpha[2], dlg_dview a,
+                                  int64_t sa, int ca, dlg_dview b, int64_t sb, int cb,
+                                  double beta, dlg_dview c, int64_t sc, int64_t batch)
+{
+  const problem ways[2] = {
+      {a, b, c, ca, cb, sa, sb, sc},
+      {dlg_step_transposed(b), dlg_step_transposed(a), dlg_step_transposed(c), cb, ca, sb, sa,
+       sc}};
+  const problem *p = &ways[0];
+  int w, splits = 0;
+  double best = 0.8 * expand_cost(p, beta), cost;
+  if (r->status || !c.rows || !c.cols || !batch) return;
+  for (w = 0; w < 4; w++) {
+    if (w == 0) continue; /* the direct expansion: best's start */
+    cost = w & 1 ? split_cost(&ways[w / 2], beta) : expand_cost(&ways[w / 2], beta);
+    if (cost < best) best = cost, p = &ways[w / 2], splits = w & 1;
+  }
+  if (splits) split(r, alpha, p, beta, batch);
+  else expand(r, alpha, p, beta, batch);
+}
+
+size_t dlg_cuda_cgemm_entry_bytes(dlg_dtype complex_type, int64_t m, int64_t n, int64_t k)
+{
+  /* the larger of expand's (4mk + 2kn + 2mn) and split's (2kn + 4mn) reals */
+  return (size_t)(4 * m * k + 2 * k * n + 4 * m * n) * dlg_elem_size(dlg_real_of(complex_type));
+}

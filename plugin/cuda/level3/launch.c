@@ -1,0 +1,61 @@
+/*
+ * launch.c - level3.cu's small kernels launched (launch.h).
+ */
+#include "core/config.h"
+#include "core/errors.h"
+#include "cuda/device/driver.h"
+#include "cuda/device/kernels.h"
+#include "cuda/level3/launch.h"
+#include "kernels/cuda/level3_args.h"
+
+static int type_index(dlg_dtype t)
+{
+  return t == DLG_F32 ? 0 : t == DLG_F64 ? 1 : t == DLG_C64 ? 2 : 3;
+}
+
+void *dlg_l3_scalar_of(const dlg_factor_run *r, const double v[2], dlg_l3_scalar *s)
+{
+  if (dlg_real_of(r->dtype) == DLG_F32)
+    s->f[0] = (float)v[0], s->f[1] = (float)v[1];
+  else
+    s->d[0] = v[0], s->d[1] = v[1];
+  return s;
+}
+
+void dlg_l3_launch(dlg_factor_run *r, int kernel, int64_t rows, int64_t cols, int64_t batch,
+                   void **params)
+{
+  const unsigned gy = (unsigned)(cols < 1 ? 1 : cols > 65535 ? 65535 : cols);
+  CUresult e;
+  if (r->status || (r->status = dlg_cuda_kernels(r->dev, DLG_KERNELS_LEVEL3))) return;
+  e = dlg_fault_injected(DLG_FAULT_LAUNCH)
+          ? CUDA_ERROR_LAUNCH_FAILED
+          : r->cu->LaunchKernel(r->dev->level3[type_index(r->dtype)][kernel],
+                                dlg_step_blocks(rows, DLG_L3_THREADS), gy, (unsigned)batch,
+                                DLG_L3_THREADS, 1, 1, 0, r->stream, params, NULL);
+  if (e)
+    r->status = dlg_fail(DLGEMM_ERR_BACKEND_FAILED, "CUDA kernel launch failed: %s",
+                         dlg_cuda_error(e));
+}
+
+CUdeviceptr dlg_l3_scratch(dlg_factor_run *r, size_t bytes)
+{
+  CUdeviceptr p = 0;
+  CUresult e;
+  if (r->status) return 0;
+  e = dlg_fault_injected(DLG_FAULT_OOM)
+          ? CUDA_ERROR_OUT_OF_MEMORY
+          : r->cu->MemAllocFromPoolAsync(&p, bytes, r->dev->pool, r->stream);
+  if (e) {
+    r->status = dlg_fail(e == CUDA_ERROR_OUT_OF_MEMORY ? DLGEMM_ERR_OUT_OF_MEMORY
+                                                       : DLGEMM_ERR_BACKEND_FAILED,
+                         "CUDA workspace of %zu bytes: %s", bytes, dlg_cuda_error(e));
+    return 0;
+  }
+  return p;
+}
+
+void dlg_l3_release(dlg_factor_run *r, CUdeviceptr p)
+{
+  if (p) r->cu->MemFreeAsync(p, r->stream);
+}
