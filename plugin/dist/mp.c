@@ -105,7 +105,7 @@ typedef struct mp_grid {
   void *grid[2];   /* by dlg_mp_lib */
   int tried[2];    /* 1 made, -1 failed */
 } mp_grid;
-static mp_grid grids[8];
+static mp_grid grids[32];
 static int ngrids;
 static void *handles[2]; /* by dlg_mp_lib, one a process: its device is slot 0's */
 static CUstream stream;
@@ -134,8 +134,11 @@ static mp_grid *comm_of(const dlg_blacs *b, const dlg_grid *g, char *why, size_t
     if (!grids[i].ok) snprintf(why, len, "NCCL's setup failed on this grid before");
     return grids[i].ok ? &grids[i] : NULL;
   }
-  if (ngrids == (int)(sizeof grids / sizeof grids[0])) { /* every rank has as many */
-    snprintf(why, len, "more than %d grids", ngrids);
+  /* A rank in other, smaller grids too may have made more: they decide
+   * together, or one would leave the others in the broadcast below. */
+  if (!dlg_mp_all(b, g, ngrids < (int)(sizeof grids / sizeof grids[0]))) {
+    snprintf(why, len, "a rank has made %d grids, the most it keeps", (int)(sizeof grids /
+                                                                          sizeof grids[0]));
     return NULL;
   }
   e = &grids[ngrids++];
