@@ -24,7 +24,9 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "core/errors.h"
 #include "cuda/hostarray/slots.h"
 #include "dist/mp.h"
@@ -184,6 +186,33 @@ static int ready(mp_grid *e, dlg_mp_lib lib, const dlg_cuda_trip *t, char *why, 
   return !r;
 }
 
+/* Whether two ranks of g share one GPU (its host and bus id), which NCCL
+ * refuses in one communicator and cuSOLVERMp calls undefined: a collective,
+ * the same answer on every rank.  Such ranks share the GPU on the resident
+ * path instead. */
+static int shared_gpu(const dlg_blacs *b, const dlg_grid *g, const dlg_cuda_trip *t)
+{
+  char host[256] = "", all_[] = "All", top[] = " ";
+  const int ranks = g->p * g->q;
+  uint64_t key = 14695981039346656037ull; /* FNV-1a over host name and bus id */
+  const char *s;
+  int *keys = calloc((size_t)ranks, sizeof *keys), i, j, shared = 0;
+  gethostname(host, sizeof host - 1);
+  for (s = host; *s; s++) key = (key ^ (uint8_t)*s) * 1099511628211ull;
+  for (s = t->dev->bus_id; *s; s++) key = (key ^ (uint8_t)*s) * 1099511628211ull;
+  if (!dlg_mp_all(b, g, keys != NULL)) { /* none can tell: decline as if shared */
+    free(keys);
+    return 1;
+  }
+  keys[g->row * g->q + g->col] = (int)(key & 0x3fffffff) | 1; /* never 0: 0 is "unset" */
+  b->igsum2d(g->ctxt, all_, top, ranks, 1, keys, ranks, -1, -1);
+  for (i = 0; i < ranks && !shared; i++)
+    for (j = i + 1; j < ranks; j++)
+      if (keys[i] == keys[j]) shared = 1;
+  free(keys);
+  return shared;
+}
+
 int dlg_mp_begin(const dlg_blacs *b, const dlg_grid *g, int usable, dlg_mp_lib lib,
                  dlg_mp_call *c, char *why, size_t why_len)
 {
@@ -203,6 +232,13 @@ int dlg_mp_begin(const dlg_blacs *b, const dlg_grid *g, int usable, dlg_mp_lib l
   if (!dlg_mp_all(b, g, ok)) {
     snprintf(why, why_len, "%s", ok ? "no GPU on another rank" : dlgemm_last_error());
     if (ok) dlg_cuda_trip_end(&c->trip);
+    pthread_mutex_unlock(&lock);
+    return 0;
+  }
+  if (shared_gpu(b, g, &c->trip)) {
+    snprintf(why, why_len, "two ranks of the grid on one GPU (NCCL and cuSOLVERMp take one "
+                           "rank a GPU)");
+    dlg_cuda_trip_end(&c->trip);
     pthread_mutex_unlock(&lock);
     return 0;
   }
