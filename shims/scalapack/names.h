@@ -11,18 +11,14 @@
 #ifndef DLG_SHIMS_SCALAPACK_NAMES_H
 #define DLG_SHIMS_SCALAPACK_NAMES_H
 
-#define DLG_SCALAPACK_POTRF(X) \
-  X(pspotrf, float, DLG_F32)   \
-  X(pdpotrf, double, DLG_F64)
-#define DLG_SCALAPACK_GETRF(X) \
-  X(psgetrf, float, DLG_F32)   \
-  X(pdgetrf, double, DLG_F64)
-#define DLG_SCALAPACK_GEQRF(X) \
-  X(psgeqrf, float, DLG_F32)   \
-  X(pdgeqrf, double, DLG_F64)
-#define DLG_SCALAPACK_GEMM(X) \
-  X(psgemm, float, DLG_F32)   \
-  X(pdgemm, double, DLG_F64)
+/* a routine in both types: its single and double precision names */
+#define DLG_SCALAPACK_TYPED(X, routine) \
+  X(ps##routine, float, DLG_F32)        \
+  X(pd##routine, double, DLG_F64)
+#define DLG_SCALAPACK_POTRF(X) DLG_SCALAPACK_TYPED(X, potrf)
+#define DLG_SCALAPACK_GETRF(X) DLG_SCALAPACK_TYPED(X, getrf)
+#define DLG_SCALAPACK_GEQRF(X) DLG_SCALAPACK_TYPED(X, geqrf)
+#define DLG_SCALAPACK_GEMM(X) DLG_SCALAPACK_TYPED(X, gemm)
 /* every one, for the export list */
 #define DLG_SCALAPACK_ROUTINES(X) \
   DLG_SCALAPACK_POTRF(X) DLG_SCALAPACK_GETRF(X) DLG_SCALAPACK_GEQRF(X) DLG_SCALAPACK_GEMM(X)
