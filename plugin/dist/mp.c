@@ -101,13 +101,14 @@ static int load(int lib)
  * a grid is its context, shape and members (a hash of the process numbers,
  * row by row). */
 typedef struct mp_grid {
-  int ctxt, p, q, ok;
+  int ctxt, p, q, ok, shared; /* shared: two of its ranks on one GPU */
   uint64_t members;
   void *comm;
   void *grid[2];   /* by dlg_mp_lib */
   int tried[2];    /* 1 made, -1 failed */
 } mp_grid;
 static mp_grid grids[32];
+#define SHARED "two ranks of the grid on one GPU (NCCL and the libraries take one rank a GPU)"
 static int ngrids;
 static void *handles[2]; /* by dlg_mp_lib, one a process: its device is slot 0's */
 static CUstream stream;
@@ -118,8 +119,36 @@ int dlg_mp_all(const dlg_blacs *b, const dlg_grid *g, int ok)
   return dlg_blacs_sum_all(b, g, ok != 0) == g->p * g->q;
 }
 
+/* Whether two ranks of g share one GPU (its host and bus id), which NCCL
+ * refuses in one communicator and cuSOLVERMp calls undefined: a collective,
+ * the same answer on every rank.  Such ranks share the GPU on the resident
+ * path instead. */
+static int shared_gpu(const dlg_blacs *b, const dlg_grid *g, const dlg_cuda_trip *t)
+{
+  char host[256] = "", all_[] = "All", top[] = " ";
+  const int ranks = g->p * g->q;
+  uint64_t key = 14695981039346656037ull; /* FNV-1a over host name and bus id */
+  const char *s;
+  int *keys = calloc((size_t)ranks, sizeof *keys), i, j, shared = 0;
+  gethostname(host, sizeof host - 1);
+  for (s = host; *s; s++) key = (key ^ (uint8_t)*s) * 1099511628211ull;
+  for (s = t->dev->bus_id; *s; s++) key = (key ^ (uint8_t)*s) * 1099511628211ull;
+  if (!dlg_mp_all(b, g, keys != NULL)) { /* none can tell: decline as if shared */
+    free(keys);
+    return 1;
+  }
+  keys[g->row * g->q + g->col] = (int)(key & 0x3fffffff) | 1; /* never 0: 0 is "unset" */
+  b->igsum2d(g->ctxt, all_, top, ranks, 1, keys, ranks, -1, -1);
+  for (i = 0; i < ranks && !shared; i++)
+    for (j = i + 1; j < ranks; j++)
+      if (keys[i] == keys[j]) shared = 1;
+  free(keys);
+  return shared;
+}
+
 /* The grid's entry and NCCL communicator (a collective on its first call). */
-static mp_grid *comm_of(const dlg_blacs *b, const dlg_grid *g, char *why, size_t len)
+static mp_grid *comm_of(const dlg_blacs *b, const dlg_grid *g, const dlg_cuda_trip *t, char *why,
+                        size_t len)
 {
   mp_grid *e;
   nccl_id id;
@@ -133,7 +162,9 @@ static mp_grid *comm_of(const dlg_blacs *b, const dlg_grid *g, char *why, size_t
         grids[i].members == members)
       break;
   if (i < ngrids) {
-    if (!grids[i].ok) snprintf(why, len, "NCCL's setup failed on this grid before");
+    if (!grids[i].ok)
+      snprintf(why, len, "%s",
+               grids[i].shared ? SHARED : "NCCL's setup failed on this grid before");
     return grids[i].ok ? &grids[i] : NULL;
   }
   /* A rank in other, smaller grids too may have made more: they decide
@@ -146,6 +177,10 @@ static mp_grid *comm_of(const dlg_blacs *b, const dlg_grid *g, char *why, size_t
   e = &grids[ngrids++];
   memset(e, 0, sizeof *e);
   e->ctxt = g->ctxt, e->p = g->p, e->q = g->q, e->members = members;
+  if ((e->shared = shared_gpu(b, g, t))) { /* the same on every rank: kept, not asked again */
+    snprintf(why, len, "%s", SHARED);
+    return NULL;
+  }
   memset(&id, 0, sizeof id);
   if (!g->row && !g->col) ok = !(r = nccl.unique_id(&id));
   dlg_blacs_bcast_int(b, g, "All", &ok, 0, 0);
@@ -186,33 +221,6 @@ static int ready(mp_grid *e, dlg_mp_lib lib, const dlg_cuda_trip *t, char *why, 
   return !r;
 }
 
-/* Whether two ranks of g share one GPU (its host and bus id), which NCCL
- * refuses in one communicator and cuSOLVERMp calls undefined: a collective,
- * the same answer on every rank.  Such ranks share the GPU on the resident
- * path instead. */
-static int shared_gpu(const dlg_blacs *b, const dlg_grid *g, const dlg_cuda_trip *t)
-{
-  char host[256] = "", all_[] = "All", top[] = " ";
-  const int ranks = g->p * g->q;
-  uint64_t key = 14695981039346656037ull; /* FNV-1a over host name and bus id */
-  const char *s;
-  int *keys = calloc((size_t)ranks, sizeof *keys), i, j, shared = 0;
-  gethostname(host, sizeof host - 1);
-  for (s = host; *s; s++) key = (key ^ (uint8_t)*s) * 1099511628211ull;
-  for (s = t->dev->bus_id; *s; s++) key = (key ^ (uint8_t)*s) * 1099511628211ull;
-  if (!dlg_mp_all(b, g, keys != NULL)) { /* none can tell: decline as if shared */
-    free(keys);
-    return 1;
-  }
-  keys[g->row * g->q + g->col] = (int)(key & 0x3fffffff) | 1; /* never 0: 0 is "unset" */
-  b->igsum2d(g->ctxt, all_, top, ranks, 1, keys, ranks, -1, -1);
-  for (i = 0; i < ranks && !shared; i++)
-    for (j = i + 1; j < ranks; j++)
-      if (keys[i] == keys[j]) shared = 1;
-  free(keys);
-  return shared;
-}
-
 int dlg_mp_begin(const dlg_blacs *b, const dlg_grid *g, int usable, dlg_mp_lib lib,
                  dlg_mp_call *c, char *why, size_t why_len)
 {
@@ -235,14 +243,7 @@ int dlg_mp_begin(const dlg_blacs *b, const dlg_grid *g, int usable, dlg_mp_lib l
     pthread_mutex_unlock(&lock);
     return 0;
   }
-  if (shared_gpu(b, g, &c->trip)) {
-    snprintf(why, why_len, "two ranks of the grid on one GPU (NCCL and cuSOLVERMp take one "
-                           "rank a GPU)");
-    dlg_cuda_trip_end(&c->trip);
-    pthread_mutex_unlock(&lock);
-    return 0;
-  }
-  ok = (e = comm_of(b, g, why, why_len)) != NULL;
+  ok = (e = comm_of(b, g, &c->trip, why, why_len)) != NULL;
   if (ok) { /* the library's grid: every rank agrees whether it is there */
     const int was = e->tried[lib], mine = ready(e, lib, &c->trip, why, why_len);
     ok = dlg_mp_all(b, g, mine);
