@@ -60,7 +60,6 @@ static int64_t after(int64_t k, int proc, int procs, int64_t nb, int64_t local)
   return i < local ? i : local;
 }
 
-
 /* A broadcast in the view's terms: scope "All", "Row" or "Column" of the
  * view, root (vr, vc) of the view's grid. */
 static void bcast(const plan *pl, const char *scope, void *a, int64_t rows, int64_t cols,

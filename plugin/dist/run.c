@@ -1,8 +1,8 @@
 /*
- * run.c - where a ScaLAPACK call goes (DLGEMM_SCALAPACK): to cuSOLVERMp
- * or cuBLASMp (mp_factor.h, mp_gemm.h) under `gpu`, where they load and take the call (and
- * its sizes are at least DLGEMM_SCALAPACK_MIN); PxPOTRF also to
- * dlgemm's own resident algorithm (potrf.c: `resident`, `host`, and what
+ * run.c - where a ScaLAPACK call goes (DLGEMM_SCALAPACK; its sizes at least
+ * DLGEMM_SCALAPACK_MIN): to cuSOLVERMp or cuBLASMp (mp_factor.h,
+ * mp_gemm.h) under `gpu`, where they load and take the call; PxPOTRF also
+ * to dlgemm's own resident algorithm (potrf.c: `resident`, `host`, and what
  * cuSOLVERMp leaves under `gpu`); else back to the next ScaLAPACK.  Each
  * engine decides with the whole grid (its votes are BLACS collectives), so
  * every rank of the grid takes the same way, and every rank must get here
@@ -110,7 +110,7 @@ int dlg_dist_run(const dlg_dist_call *c, int *info)
     engine = "cusolvermp";
   }
 #endif
-  if (!engine && potrf && cfg->dist != DLG_DIST_OFF &&
+  if (!engine && potrf &&
       dlg_dist_potrf_resident(b, &g, c, ok, cfg->dist == DLG_DIST_HOST, info, store,
                               sizeof store, why, sizeof why))
     engine = "resident";
