@@ -348,7 +348,7 @@ int main(int argc, char **argv)
 {
   grid g;
   int me, procs, reps, fails = 0;
-  char *list, *what;
+  char *list, *what, *rest = NULL;
   Cblacs_pinfo(&me, &procs);
   if (argc < 3) {
     if (!me) fprintf(stderr, "usage: pdbench pdgemm,pdgetrf,pdpotrf,pdgeqrf N [NB] [REPS] [P]\n");
@@ -368,7 +368,9 @@ int main(int argc, char **argv)
   Cblacs_gridinit(&g.ctxt, "Row-major", g.p, g.q);
   Cblacs_gridinfo(g.ctxt, &g.p, &g.q, &g.row, &g.col);
   list = strdup(argv[1]);
-  for (what = strtok(list, ","); what; what = strtok(NULL, ",")) {
+  /* strtok_r: a library under the routines may call strtok itself (after
+   * cuBLASMp's PDGEMM the list ended there, on the H200s, session 29) */
+  for (what = strtok_r(list, ",", &rest); what; what = strtok_r(NULL, ",", &rest)) {
     grid w = g;
     if (strcmp(what, "pdgemm") && strcmp(what, "pdgetrf") && strcmp(what, "pdpotrf") &&
         strcmp(what, "pdgeqrf")) {

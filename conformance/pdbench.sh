@@ -77,6 +77,21 @@ if [ "$gpus" -eq 0 ]; then
   a=$(grep -oE "residual=\S+" "$work/plain.txt") b=$(echo "$pre" | grep -oE "residual=\S+")
   [ "$a" = "$b" ] || { echo "FAIL: mp: residuals differ from the plain run's: $a / $b"; status=1; }
 fi
+# One rank's setup failing (a workspace failure injected on rank 1 alone):
+# the grid must vote and send both ranks on, not leave rank 0 waiting in
+# cuSOLVERMp's collective (xdllt hung so on the H200s, session 29)
+if [ "$gpus" -gt 0 ] && [ "${EXPECT_MP:-0}" = 1 ]; then
+  mp=(-x LD_PRELOAD="$lib" -x DLGEMM_VERBOSE=1 -x DLGEMM_FORCE=gpu -x LD_LIBRARY_PATH
+    -x DLGEMM_SCALAPACK=gpu -x DLGEMM_SCALAPACK_MIN=1 -x NCCL_NVLS_ENABLE=0)
+  LD_LIBRARY_PATH=${MP_LIBS:+$MP_LIBS:}${LD_LIBRARY_PATH:-} timeout 120 "$mpirun" --oversubscribe \
+    --output-filename "$work/fault" -np 1 "${mp[@]}" "$bin" pdgetrf 700 64 1 : \
+    -np 1 "${mp[@]}" -x DLGEMM_INJECT_FAULT=workspace:1 "$bin" pdgetrf 700 64 1 \
+    >"$work/fault.txt" 2>&1 || { echo "FAIL: the fault run exited $?"; tail -5 "$work/fault.txt"; status=1; }
+  line=$(grep -hm1 -E "^dlgemm: pdgetrf_ " "$work"/fault/*/rank.0/stderr)
+  echo "fault on rank 1: rank 0: ${line:-(no line)}"
+  case $line in *"on another rank"*) ;; *) echo "FAIL: rank 0 was not told of rank 1's failure"; status=1 ;; esac
+  grep -q ' ok$' "$work"/fault/*/rank.0/stdout || { echo "FAIL: the fault run's residual"; status=1; }
+fi
 # DLGEMM_PBLAS_BLOCK: ScaLAPACK's PILAENV answers it, and PBLAS cuts its
 # local products by it: k = 128 (and twice that) instead of 32
 preloaded block -x DLGEMM_PBLAS_BLOCK=128

@@ -17,9 +17,9 @@
  * communicator and the libraries' grids are made on its first call (the
  * NCCL id from grid rank (0, 0), broadcast over BLACS) and kept for the
  * process: making them costs far more than a call's messages.  NCCL ranks
- * number the BLACS grid row by row, whatever order the program's BLACS
- * gave its MPI ranks, so the libraries' row-major mapping is the BLACS
- * grid itself.
+ * number the BLACS grid column by column, whatever order the program's
+ * BLACS gave its MPI ranks, so the libraries' column-major mapping (the
+ * only one cuSOLVERMp's grid documents) is the BLACS grid itself.
  */
 #include <dlfcn.h>
 #include <pthread.h>
@@ -32,7 +32,7 @@
 #include "dist/mp.h"
 
 typedef struct nccl_id { int v[32]; } nccl_id; /* ncclUniqueId: 128 bytes */
-enum { MAP_ROW_MAJOR = 1 };
+enum { MAP_COL_MAJOR = 0 }; /* cusolverMpGridMapping_t, cublasMpGridLayout_t */
 
 dlg_mp_api dlg_mp;
 static struct {
@@ -189,7 +189,7 @@ static mp_grid *comm_of(const dlg_blacs *b, const dlg_grid *g, const dlg_cuda_tr
     return NULL;
   }
   dlg_blacs_bcast_ints(b, g, "All", id.v, 32, 0, 0);
-  if ((r = nccl.comm_init(&e->comm, g->p * g->q, id, g->row * g->q + g->col)))
+  if ((r = nccl.comm_init(&e->comm, g->p * g->q, id, g->col * g->p + g->row)))
     snprintf(why, len, "ncclCommInitRank failed (%d)", r);
   e->ok = dlg_mp_all(b, g, !r);
   if (!r && !e->ok) snprintf(why, len, "ncclCommInitRank failed on another rank");
@@ -215,8 +215,8 @@ static int ready(mp_grid *e, dlg_mp_lib lib, const dlg_cuda_trip *t, char *why, 
   }
   if (e->tried[lib]) return e->tried[lib] > 0;
   r = lib == DLG_MP_SOLVER
-          ? dlg_mp.grid(handles[lib], &e->grid[lib], e->comm, e->p, e->q, MAP_ROW_MAJOR)
-          : dlg_mp.b_grid(e->p, e->q, MAP_ROW_MAJOR, e->comm, &e->grid[lib]);
+          ? dlg_mp.grid(handles[lib], &e->grid[lib], e->comm, e->p, e->q, MAP_COL_MAJOR)
+          : dlg_mp.b_grid(e->p, e->q, MAP_COL_MAJOR, e->comm, &e->grid[lib]);
   if (r) snprintf(why, len, "%s's grid failed (%d)", lib ? "cuBLASMp" : "cuSOLVERMp", r);
   return !r;
 }

@@ -24,67 +24,80 @@ enum { FILL_LOWER = 0 };
 
 /* The call on this rank's GPU: the local array there (at *d, leading
  * dimension dld), the factorization, INFO, and PxGETRF's pivots or
- * PxGEQRF's scalars (cols of them, cuSOLVERMp's layout: by local column)
- * into `aux` on the host; the factor stays on the device for the caller. */
-static int factor(dlg_mp_call *mc, const dlg_dist_call *c, int64_t rows,
-                  int64_t cols, CUdeviceptr *d, int64_t dld, int *info, void *aux, char *why,
-                  size_t len)
+ * PxGEQRF's scalars (aux_bytes of them, cuSOLVERMp's layout) into `aux` on
+ * the host; the factor stays on the device for the caller.  `ready`: 0
+ * where this rank already failed (why[] set).  A collective:
+ * the grid votes that every rank is set up before any enters cuSOLVERMp's
+ * call, whose communicator would leave the others waiting for a rank that
+ * failed alone (xdllt hung so on the H200s, session 29). */
+static int factor(const dlg_blacs *b, const dlg_grid *g, dlg_mp_call *mc,
+                  const dlg_dist_call *c, int ready, int64_t rows, int64_t cols, CUdeviceptr *d,
+                  int64_t dld, int *info, void *aux, size_t aux_bytes, char *why, size_t len)
 {
   const dlg_cuda_api *cu = mc->trip.cu;
   void *const handle = mc->handle;
   const int type = c->dtype == DLG_F64 ? DLG_CUDA_R_64F : DLG_CUDA_R_32F;
   const size_t es = dlg_elem_size(c->dtype);
   const size_t bytes = dlg_mp_bytes(dld, cols, c->desc[NB_], es);
-  const size_t aux_bytes = (size_t)(cols > 0 ? cols : 1) * (c->kind == DLG_DIST_GETRF ? 8 : es);
   const CUstream s = mc->stream;
-  void *const a = (void *)(uintptr_t)*d;
-  void *desc = NULL, *host_work = NULL, *v; /* v: the pivots or scalars on the device */
-  int *dinfo;
+  void *a = NULL, *desc = NULL, *host_work = NULL, *v = NULL; /* v: pivots or scalars */
+  int *dinfo = NULL;
   CUdeviceptr work = 0; /* 0 until allocated */
   size_t dbytes = 0, hbytes = 0;
   CUresult e = CUDA_SUCCESS;
-  int r = 0, ok = 0;
+  int r = 0, set = 0, ok = 0;
   *info = 0;
-  if (dlg_fault_injected(DLG_FAULT_OOM) ||
-      (e = cu->MemAllocFromPoolAsync(d, bytes + 256 + aux_bytes, mc->trip.dev->pool, s))) {
+  if (ready && (dlg_fault_injected(DLG_FAULT_OOM) ||
+                cu->MemAllocFromPoolAsync(d, bytes + 256 + aux_bytes, mc->trip.dev->pool, s))) {
     snprintf(why, len, "no device memory for the local matrix (%zu bytes)", bytes);
-    *d = 0;
-    return 0;
+    *d = 0, ready = 0;
   }
-  dinfo = (int *)(uintptr_t)(*d + bytes);
-  v = (void *)(uintptr_t)(*d + bytes + 256);
-  if (rows > 0 && cols > 0 &&
-      dlg_cuda_offload_matrix(0, c->a, c->desc[LLD_], *d, dld, rows, cols, es, 1, s))
-    snprintf(why, len, "copying the local matrix in failed: %s", dlgemm_last_error());
-  else if ((r = dlg_mp.desc(&desc, mc->grid, type, c->m, c->n, c->desc[NB_], c->desc[NB_], 0,
-                            0, dld)) ||
-           (r = c->kind == DLG_DIST_POTRF
-                    ? dlg_mp.potrf_size(handle, FILL_LOWER, c->n, a, 1, 1, desc, type, &dbytes,
-                                        &hbytes)
-                : c->kind == DLG_DIST_GETRF
-                    ? dlg_mp.getrf_size(handle, c->m, c->n, a, 1, 1, desc, v, type, &dbytes,
-                                        &hbytes)
-                    : dlg_mp.geqrf_size(handle, c->m, c->n, a, 1, 1, desc, type, &dbytes,
-                                        &hbytes)))
-    snprintf(why, len, "cuSOLVERMp's setup of the call failed (%d)", r);
-  else if (dlg_fault_injected(DLG_FAULT_WORKSPACE) ||
-           cu->MemAllocFromPoolAsync(&work, dbytes ? dbytes : 1, mc->trip.dev->pool, s) ||
-           !(host_work = malloc(hbytes ? hbytes : 1)))
-    snprintf(why, len, "no memory for cuSOLVERMp's workspace (%zu + %zu bytes)", dbytes,
-             hbytes);
-  else if ((e = cu->MemsetD32Async(*d + bytes, 0, 1, s)) || /* a rank of no columns writes none */
-           (r = c->kind == DLG_DIST_POTRF
-                    ? dlg_mp.potrf(handle, FILL_LOWER, c->n, a, 1, 1, desc, type,
-                                   (void *)(uintptr_t)work, dbytes, host_work, hbytes, dinfo)
-                : c->kind == DLG_DIST_GETRF
-                    ? dlg_mp.getrf(handle, c->m, c->n, a, 1, 1, desc, v, type,
-                                   (void *)(uintptr_t)work, dbytes, host_work, hbytes, dinfo)
-                    : dlg_mp.geqrf(handle, c->m, c->n, a, 1, 1, desc, v, type,
-                                   (void *)(uintptr_t)work, dbytes, host_work, hbytes, dinfo)) ||
-           (e = cu->MemcpyDtoHAsync(info, *d + bytes, sizeof *info, s)) ||
-           (c->kind != DLG_DIST_POTRF && cols > 0 &&
-            (e = cu->MemcpyDtoHAsync(aux, *d + bytes + 256, aux_bytes, s))) ||
-           (e = cu->StreamSynchronize(s)))
+  if (ready) {
+    a = (void *)(uintptr_t)*d;
+    dinfo = (int *)(uintptr_t)(*d + bytes);
+    v = (void *)(uintptr_t)(*d + bytes + 256);
+    if (rows > 0 && cols > 0 &&
+        dlg_cuda_offload_matrix(0, c->a, c->desc[LLD_], *d, dld, rows, cols, es, 1, s))
+      snprintf(why, len, "copying the local matrix in failed: %s", dlgemm_last_error());
+    else if ((r = dlg_mp.desc(&desc, mc->grid, type, c->m, c->n, c->desc[NB_], c->desc[NB_],
+                              0, 0, dld)) ||
+             (r = c->kind == DLG_DIST_POTRF
+                      ? dlg_mp.potrf_size(handle, FILL_LOWER, c->n, a, 1, 1, desc, type,
+                                          &dbytes, &hbytes)
+                  : c->kind == DLG_DIST_GETRF
+                      ? dlg_mp.getrf_size(handle, c->m, c->n, a, 1, 1, desc, v, type, &dbytes,
+                                          &hbytes)
+                      : dlg_mp.geqrf_size(handle, c->m, c->n, a, 1, 1, desc, type, &dbytes,
+                                          &hbytes)))
+      snprintf(why, len, "cuSOLVERMp's setup of the call failed (%d)", r);
+    else if (dlg_fault_injected(DLG_FAULT_WORKSPACE) ||
+             cu->MemAllocFromPoolAsync(&work, dbytes ? dbytes : 1, mc->trip.dev->pool, s) ||
+             !(host_work = malloc(hbytes ? hbytes : 1)))
+      snprintf(why, len, "no memory for cuSOLVERMp's workspace (%zu + %zu bytes)", dbytes,
+               hbytes);
+    /* INFO and the pivots cleared: a rank of no columns writes neither,
+     * and a pivot left 0 shows a layout other than the one read (convert) */
+    else if ((e = cu->MemsetD32Async(*d + bytes, 0, 1, s)) ||
+             (aux_bytes && (e = cu->MemsetD32Async(*d + bytes + 256, 0, aux_bytes / 4, s))))
+      snprintf(why, len, "clearing INFO failed (%s)", dlg_cuda_error(e));
+    else
+      set = 1;
+  }
+  if (!dlg_mp_all(b, g, set)) {
+    if (set) snprintf(why, len, "cuSOLVERMp's setup failed on another rank");
+  } else if ((r = c->kind == DLG_DIST_POTRF
+                      ? dlg_mp.potrf(handle, FILL_LOWER, c->n, a, 1, 1, desc, type,
+                                     (void *)(uintptr_t)work, dbytes, host_work, hbytes, dinfo)
+                  : c->kind == DLG_DIST_GETRF
+                      ? dlg_mp.getrf(handle, c->m, c->n, a, 1, 1, desc, v, type,
+                                     (void *)(uintptr_t)work, dbytes, host_work, hbytes, dinfo)
+                      : dlg_mp.geqrf(handle, c->m, c->n, a, 1, 1, desc, v, type,
+                                     (void *)(uintptr_t)work, dbytes, host_work, hbytes,
+                                     dinfo)) ||
+             (e = cu->MemcpyDtoHAsync(info, *d + bytes, sizeof *info, s)) ||
+             (c->kind != DLG_DIST_POTRF &&
+              (e = cu->MemcpyDtoHAsync(aux, *d + bytes + 256, aux_bytes, s))) ||
+             (e = cu->StreamSynchronize(s)))
     snprintf(why, len, "cuSOLVERMp's %s failed (%s)", c->origin,
              r ? "its status" : dlg_cuda_error(e));
   else
@@ -96,14 +109,36 @@ static int factor(dlg_mp_call *mc, const dlg_dist_call *c, int64_t rows,
   return ok;
 }
 
-/* PxGETRF's pivots and PxGEQRF's scalars from cuSOLVERMp's layout (by
- * local column, `aux`) into ScaLAPACK's: IPIV by local row on every
- * process column, TAU by local column on every process row.  The whole
- * vector, min(m, n) long, is summed over the grid from the ranks that hold
- * each entry (process row 0 for the pivots, the diagonal's owner for the
- * scalars), so every rank ends with all of it.  0 where a pivot is not a
- * row at or below its own (cuSOLVERMp's convention not ScaLAPACK's): the
- * same verdict on every rank. */
+/* The whole pivot vector (min(m, n) global rows, 1-based, as ScaLAPACK
+ * writes them) into piv on every rank, read from `aux` as laid out by
+ * local row (cuSOLVERMp's documentation: LOCr(M) + MB entries, ScaLAPACK's
+ * IPIV) from process column 0, or by local column (its samples allocate
+ * LOCc(N)) from process row 0.  1 where every pivot is a row at or below
+ * its own: the same verdict on every rank, the sum being the grid's. */
+static int pivots(const dlg_blacs *b, const dlg_grid *g, const dlg_dist_call *c, int64_t rows,
+                  int64_t cols, const int64_t *aux, int by_row, int *piv)
+{
+  const int64_t nb = c->desc[NB_], mn = c->m < c->n ? c->m : c->n;
+  char all_[] = "All", top[] = " ";
+  int64_t l, k;
+  memset(piv, 0, (size_t)mn * sizeof *piv);
+  if (by_row && g->col == 0)
+    for (l = 0; l < rows; l++)
+      if ((k = dlg_global_of(l, g->row, g->p, nb)) < mn) piv[k] = (int)aux[l];
+  if (!by_row && g->row == 0)
+    for (l = 0; l < cols; l++)
+      if ((k = dlg_global_of(l, g->col, g->q, nb)) < mn) piv[k] = (int)aux[l];
+  b->igsum2d(g->ctxt, all_, top, (int)mn, 1, piv, (int)mn, -1, -1);
+  for (k = 0; k < mn; k++)
+    if (piv[k] <= k || piv[k] > c->m) return 0;
+  return 1;
+}
+
+/* PxGETRF's pivots and PxGEQRF's scalars from cuSOLVERMp's layout into
+ * ScaLAPACK's: IPIV by local row on every process column, TAU by local
+ * column on every process row, each entry from the ranks that hold it
+ * (the diagonal's owner for the scalars).  0 (on every rank) where no
+ * reading of the pivots gives rows at or below their own. */
 static int convert(const dlg_blacs *b, const dlg_grid *g, const dlg_dist_call *c, int64_t rows,
                    int64_t cols, const void *aux, void *whole)
 {
@@ -112,12 +147,8 @@ static int convert(const dlg_blacs *b, const dlg_grid *g, const dlg_dist_call *c
   int64_t l, k;
   if (c->kind == DLG_DIST_GETRF) {
     int *piv = whole;
-    memset(piv, 0, (size_t)mn * sizeof *piv);
-    for (l = 0; g->row == 0 && l < cols; l++)
-      if ((k = dlg_global_of(l, g->col, g->q, nb)) < mn) piv[k] = (int)((const int64_t *)aux)[l];
-    b->igsum2d(g->ctxt, all_, top, (int)mn, 1, piv, (int)mn, -1, -1);
-    for (k = 0; k < mn; k++)
-      if (piv[k] <= k || piv[k] > c->m) return 0;
+    if (!pivots(b, g, c, rows, cols, aux, 1, piv) && !pivots(b, g, c, rows, cols, aux, 0, piv))
+      return 0;
     for (l = 0; l < rows; l++)
       if ((k = dlg_global_of(l, g->row, g->p, nb)) < mn) c->ipiv[l] = piv[k];
     return 1;
@@ -142,15 +173,22 @@ int dlg_dist_mp_run(const dlg_blacs *b, const dlg_grid *g, const dlg_dist_call *
 {
   const int64_t dld = dlg_mp_dld(rows, c->desc[NB_]), mn = c->m < c->n ? c->m : c->n;
   const size_t es = dlg_elem_size(c->dtype);
+  /* PxGETRF's pivots: room for either layout convert reads, 8 bytes each */
+  const int64_t npiv = rows + c->desc[NB_] > cols ? rows + c->desc[NB_] : cols;
+  const size_t aux_bytes = c->kind == DLG_DIST_POTRF   ? 0
+                           : c->kind == DLG_DIST_GETRF ? (size_t)npiv * 8
+                                                       : (size_t)(cols > 0 ? cols : 1) * es;
   dlg_mp_call mc;
   CUdeviceptr d = 0;
   void *aux = NULL, *whole = NULL;
   int ok, taken = 0, mine = 0;
   if (!dlg_mp_begin(b, g, usable, DLG_MP_SOLVER, &mc, why, why_len)) return 0;
-  ok = (c->kind == DLG_DIST_POTRF ||
-        ((aux = malloc((size_t)(cols > 0 ? cols : 1) * 8)) &&
-         (whole = malloc((size_t)mn * (es > sizeof(int) ? es : sizeof(int)))))) &&
-       factor(&mc, c, rows, cols, &d, dld, &mine, aux, why, why_len);
+  ok = c->kind == DLG_DIST_POTRF ||
+       ((aux = malloc(aux_bytes)) &&
+        (whole = malloc((size_t)mn * (es > sizeof(int) ? es : sizeof(int)))));
+  if (!ok) snprintf(why, why_len, "no host memory for the pivots or scalars");
+  /* called on every rank, whatever ok: it votes before the collective */
+  ok = factor(b, g, &mc, c, ok, rows, cols, &d, dld, &mine, aux, aux_bytes, why, why_len);
   /* INFO > 0 goes on too: the next ScaLAPACK writes the reference's
    * partial factor (Cholesky) or its own LU of a singular matrix */
   taken = dlg_mp_all(b, g, ok && mine == 0);

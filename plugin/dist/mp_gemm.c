@@ -42,8 +42,13 @@ static size_t bytes_of(const operand *o, size_t es)
   return dlg_mp_bytes(o->dld, o->cols, o->desc[NB_], es);
 }
 
-/* The product on this rank's GPU; C stays there for the caller. */
-static int multiply(dlg_mp_call *mc, const dlg_dist_call *c, operand *x, size_t es, char *why,
+/* The product on this rank's GPU; C stays there for the caller.  `ready`:
+ * 0 where this rank already failed (why[] set).  A collective: the grid
+ * votes that every rank is set up before any enters cublasMpGemm, whose
+ * communicator would leave the others waiting for a rank that failed
+ * alone. */
+static int multiply(const dlg_blacs *b, const dlg_grid *g, dlg_mp_call *mc,
+                    const dlg_dist_call *c, int ready, operand *x, size_t es, char *why,
                     size_t len)
 {
   const dlg_cuda_api *cu = mc->trip.cu;
@@ -58,8 +63,8 @@ static int multiply(dlg_mp_call *mc, const dlg_dist_call *c, operand *x, size_t 
   void *host_work = NULL;
   size_t dbytes = 0, hbytes = 0;
   CUresult e = CUDA_SUCCESS;
-  int r = 0, i, ok = 0;
-  for (i = 0; i < 3; i++) { /* A and B in; C in unless beta is 0 (then it is not read) */
+  int r = 0, i, set = 0, ok = 0;
+  for (i = 0; ready && i < 3; i++) { /* A and B in; C in unless beta is 0 (not read then) */
     operand *o = &x[i];
     if (o->rows <= 0 || o->cols <= 0) continue;
     if (i == 2 && zero_beta) {
@@ -67,13 +72,15 @@ static int multiply(dlg_mp_call *mc, const dlg_dist_call *c, operand *x, size_t 
     } else if (dlg_cuda_offload_matrix(0, o->host, o->desc[LLD_], o->d, o->dld, o->rows,
                                        o->cols, es, 1, s)) {
       snprintf(why, len, "copying a local matrix in failed: %s", dlgemm_last_error());
-      return 0;
+      ready = 0;
     }
   }
-  for (i = 0; !e && !r && i < 3; i++)
+  for (i = 0; ready && !e && !r && i < 3; i++)
     r = dlg_mp.b_desc(x[i].m, x[i].n, x[i].desc[NB_], x[i].desc[NB_], 0, 0, x[i].dld, type,
                       mc->grid, &x[i].mpdesc);
-  if (e || r)
+  if (!ready)
+    ;
+  else if (e || r)
     snprintf(why, len, "cuBLASMp's setup of the call failed (%s)",
              e ? dlg_cuda_error(e) : "its status");
   else if ((r = dlg_mp.gemm_size(mc->handle, ta, tb, c->m, c->n, c->k, c->alpha,
@@ -86,12 +93,16 @@ static int multiply(dlg_mp_call *mc, const dlg_dist_call *c, operand *x, size_t 
            cu->MemAllocFromPoolAsync(&work, dbytes ? dbytes : 1, mc->trip.dev->pool, s) ||
            !(host_work = malloc(hbytes ? hbytes : 1)))
     snprintf(why, len, "no memory for cuBLASMp's workspace (%zu + %zu bytes)", dbytes, hbytes);
-  else if ((r = dlg_mp.gemm(mc->handle, ta, tb, c->m, c->n, c->k, c->alpha,
-                            (void *)(uintptr_t)x[0].d, 1, 1, x[0].mpdesc,
-                            (void *)(uintptr_t)x[1].d, 1, 1, x[1].mpdesc, c->beta,
-                            (void *)(uintptr_t)x[2].d, 1, 1, x[2].mpdesc, compute,
-                            (void *)(uintptr_t)work, dbytes, host_work, hbytes)) ||
-           (e = cu->StreamSynchronize(s)))
+  else
+    set = 1;
+  if (!dlg_mp_all(b, g, set)) {
+    if (set) snprintf(why, len, "cuBLASMp's setup failed on another rank");
+  } else if ((r = dlg_mp.gemm(mc->handle, ta, tb, c->m, c->n, c->k, c->alpha,
+                              (void *)(uintptr_t)x[0].d, 1, 1, x[0].mpdesc,
+                              (void *)(uintptr_t)x[1].d, 1, 1, x[1].mpdesc, c->beta,
+                              (void *)(uintptr_t)x[2].d, 1, 1, x[2].mpdesc, compute,
+                              (void *)(uintptr_t)work, dbytes, host_work, hbytes)) ||
+             (e = cu->StreamSynchronize(s)))
     snprintf(why, len, "cublasMpGemm failed (%s)", r ? "its status" : dlg_cuda_error(e));
   else
     ok = 1;
@@ -126,8 +137,8 @@ int dlg_dist_mp_gemm(const dlg_blacs *b, const dlg_grid *g, const dlg_dist_call 
     x[0].d = 0;
   } else {
     x[1].d = x[0].d + bytes_of(&x[0], es), x[2].d = x[1].d + bytes_of(&x[1], es);
-    ok = multiply(&mc, c, x, es, why, why_len);
   }
+  ok = multiply(b, g, &mc, c, ok, x, es, why, why_len); /* every rank: it votes */
   taken = dlg_mp_all(b, g, ok);
   if (ok && !taken) snprintf(why, why_len, "cuBLASMp failed on another rank");
   if (taken && x[2].rows > 0 && x[2].cols > 0 &&
