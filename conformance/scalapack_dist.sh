@@ -6,7 +6,8 @@
 # the blocks, messages and ranks), resident (the same on the GPUs) or gpu
 # (cuSOLVERMp where it loads; the upper case resident), and under gpu the
 # LU and QR testers too (xdlu, xslu, xdqr, xsqr: cuSOLVERMp's PxGETRF and
-# PxGEQRF).  N from 2 to 97, NB from 1 to 16, every process grid of RANKS
+# PxGEQRF) and PBLAS's level-3 testers (dpb3tst, spb3tst: cuBLASMp's
+# PxGEMM where the router takes the call, pblas() below).  N from 2 to 97, NB from 1 to 16, every process grid of RANKS
 # ranks and fewer; each run must pass exactly as many residual checks as
 # the plain run (and fail none), every call must have been taken (its
 # rank's verbose line, none sent to the next ScaLAPACK), and on each rank
@@ -25,8 +26,8 @@ lib=$1 dir=$2 mode=$3 ranks=$4
 shift 4
 progs=${*:-xdllt xsllt}
 # gpu: the LU and QR testers too (cuSOLVERMp's PxGETRF, PxGEQRF; nothing
-# else takes them)
-[ $# -eq 0 ] && [ "$mode" = gpu ] && progs="xdllt xsllt xdlu xslu xdqr xsqr"
+# else takes them), and PBLAS's level-3 testers (cuBLASMp's PxGEMM)
+[ $# -eq 0 ] && [ "$mode" = gpu ] && progs="xdllt xsllt xdlu xslu xdqr xsqr dpb3tst spb3tst"
 mpirun=${MPIRUN:-mpirun}
 [ -e "$mpirun" ] && mpirun=$(readlink -f "$mpirun")
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
@@ -91,7 +92,52 @@ cat >QR.dat <<EOF
 $grids
 5.0                     threshold
 EOF
+# PBLAS's level-3 tester PROG (its own input: PDGEMM and the rest with
+# sub-matrices at IA = 1 and inside, blocks 1 to 6, error exits): its
+# summary as plain's, and its PxGEMM calls taken by cuBLASMp where the
+# router takes them (EXPECT_MP=1: some on rank 0), the rest sent on
+pblas() {
+  local prog=$1 t r log taken forwarded line
+  t=$(echo "${prog:0:1}" | tr a-z A-Z)
+  cp "$dir/PBLAS/P${t}BLAS3TST.dat" . || { status=1; return; }
+  summary() { grep -iE "passed|failed|skipped|finished|illegal" "$1" | grep -vE "^ *dlgemm:"; }
+  timeout 600 "$mpirun" --oversubscribe -np "$ranks" "$dir/PBLAS/$prog" >plain.txt 2>&1 ||
+    { echo "FAIL: $prog: plain run exited $?"; tail -5 plain.txt; status=1; return; }
+  timeout 600 "$mpirun" --oversubscribe -np "$ranks" -x LD_PRELOAD="$lib" \
+    -x DLGEMM_SCALAPACK="$mode" -x DLGEMM_SCALAPACK_MIN=1 -x DLGEMM_VERBOSE=1 \
+    --output-filename "$work/ranks" "$dir/PBLAS/$prog" >dist.txt 2>&1 ||
+    { echo "FAIL: $prog: run with dlgemm exited $?"; tail -5 dist.txt; status=1; return; }
+  cat "$work"/ranks/*/rank.*/stdout >out.txt 2>/dev/null
+  if [ -z "$(summary plain.txt)" ] || [ "$(summary plain.txt)" != "$(summary out.txt)" ]; then
+    echo "FAIL: $prog: its summary differs from the plain run's:"
+    diff <(summary plain.txt) <(summary out.txt) | head -10
+    status=1
+  fi
+  line="$prog: $(summary plain.txt | grep -c .) summary lines as plain"
+  for r in $(seq 0 $((ranks - 1))); do
+    log=$(find "$work/ranks" -path "*/rank.$r/stderr" | head -1)
+    taken=$(grep -cE "^dlgemm: p${prog:0:1}gemm_ .*-> cublasmp" "$log" 2>/dev/null)
+    forwarded=$(grep -cE "^dlgemm: p${prog:0:1}gemm_ -> next ScaLAPACK" "$log" 2>/dev/null)
+    if [ $nogpu = 1 ] && { [ "${taken:-0}" -ne 0 ] || [ "${forwarded:-0}" -eq 0 ]; }; then
+      echo "FAIL: $prog: rank $r took ${taken:-0} calls without a GPU, sent ${forwarded:-0} on"
+      status=1
+    fi
+    if [ "${EXPECT_MP:-0}" = 1 ] && [ "$r" = 0 ] && [ "${taken:-0}" -eq 0 ]; then
+      echo "FAIL: $prog: no call by cuBLASMp on rank 0"
+      grep -m3 -E "^dlgemm: p${prog:0:1}gemm_" "$log"
+      status=1
+    fi
+    line="$line; rank $r: ${taken:-0} by cuBLASMp, ${forwarded:-0} sent on"
+  done
+  echo "$line"
+  grep -hE "^dlgemm: p${prog:0:1}gemm_ -> next ScaLAPACK \(" "$work"/ranks/*/rank.0/stderr |
+    sed -E 's/.*next ScaLAPACK \((.*)\)$/\1/; s/^[NTC]{2} m=[0-9]+ n=[0-9]+ k=[0-9]+ nb=[0-9]+: //' |
+    sort | uniq -c | sort -rn | head -6 | sed 's/^/  rank 0 sent on: /'
+  rm -rf "$work/ranks"
+}
+
 for prog in $progs; do
+  case $prog in *pb3tst) pblas "$prog"; continue ;; esac
   case $prog in
     *llt) uplos="L U" routine="p[sd]potrf_" ;;
     *lu) uplos="-" routine="p[sd]getrf_" ;;

@@ -9,7 +9,20 @@
 #include <stdint.h>
 
 /* ScaLAPACK's descriptor fields (DESCA(DTYPE_) ... DESCA(LLD_)), 0-based */
-enum { DTYPE_, CTXT_, M_, N_, MB_, NB_, RSRC_, CSRC_, LLD_ };
+enum { DTYPE_, CTXT_, M_, N_, MB_, NB_, RSRC_, CSRC_, LLD_, DLEN_ };
+
+/* d as ScaLAPACK's 9-entry descriptor (DTYPE 1): d itself, or PBLAS's
+ * 11-entry one (DTYPE 2: DTYPE, CTXT, M, N, IMB, INB, MB, NB, RSRC, CSRC,
+ * LLD; its testers pass these) copied into `out` where its first block is
+ * a whole one (IMB = MB, INB = NB), the same layout; else d, which the
+ * routines decline by its DTYPE. */
+static inline const int *dlg_desc_type1(const int *d, int out[DLEN_])
+{
+  if (!d || d[DTYPE_] != 2 || d[4] != d[6] || d[5] != d[7]) return d;
+  out[DTYPE_] = 1, out[CTXT_] = d[1], out[M_] = d[2], out[N_] = d[3], out[MB_] = d[6];
+  out[NB_] = d[7], out[RSRC_] = d[8], out[CSRC_] = d[9], out[LLD_] = d[10];
+  return out;
+}
 
 /* Elements of a dimension of n in blocks of nb over procs that proc holds
  * (ScaLAPACK's NUMROC). */

@@ -33,30 +33,39 @@ static int square_blocks(const int *d, int nb, int rows, int cols)
 
 static int is_op(char t) { return t && strchr("NnTtCc", t); }
 
-static int takes(const dlg_dist_call *c, double least)
+#define DESC_DECLINED "a descriptor other than square blocks from process (0, 0), one block size"
+
+/* NULL where dlgemm takes the call; else why not, in a few words. */
+static const char *declined(const dlg_dist_call *c, double least)
 {
   const int *d = c->desc, nb = d[NB_];
-  if (!(c->m >= least && c->n >= least && c->m > 0 && c->n > 0 && c->ia == 1 && c->ja == 1 &&
-        nb > 0))
-    return 0;
+  const int ta = c->transa == 'N' || c->transa == 'n', tb = c->transb == 'N' || c->transb == 'n';
+  if (c->m <= 0 || c->n <= 0 || (c->kind == DLG_DIST_GEMM && c->k <= 0))
+    return "an empty or illegal size";
+  if (c->m < least || c->n < least || (c->kind == DLG_DIST_GEMM && c->k < least))
+    return "below DLGEMM_SCALAPACK_MIN";
+  if (c->ia != 1 || c->ja != 1 ||
+      (c->kind == DLG_DIST_GEMM && (c->ib != 1 || c->jb != 1 || c->ic != 1 || c->jc != 1)))
+    return "a sub-matrix not at (1, 1)";
   switch (c->kind) {
-  case DLG_DIST_POTRF: return c->uplo && strchr("LlUu", c->uplo) && c->m == c->n &&
-                              square_blocks(d, nb, c->m, c->n);
-  case DLG_DIST_GETRF: return square_blocks(d, nb, c->m, c->n);
-  case DLG_DIST_GEQRF: return c->lwork != -1 && square_blocks(d, nb, c->m, c->n);
-  case DLG_DIST_GEMM: { /* one grid, one block size; alpha 0 is PBLAS's quick scaling */
-    const int ta = c->transa == 'N' || c->transa == 'n', tb = c->transb == 'N' || c->transb == 'n';
-    const int zero = c->dtype == DLG_F64 ? *(const double *)c->alpha == 0
-                                         : *(const float *)c->alpha == 0;
-    return c->k >= least && c->k > 0 && !zero && is_op(c->transa) && is_op(c->transb) &&
-           c->ib == 1 && c->jb == 1 && c->ic == 1 && c->jc == 1 &&
-           c->desc_b[CTXT_] == d[CTXT_] && c->desc_c[CTXT_] == d[CTXT_] &&
-           square_blocks(d, nb, ta ? c->m : c->k, ta ? c->k : c->m) &&
-           square_blocks(c->desc_b, nb, tb ? c->k : c->n, tb ? c->n : c->k) &&
-           square_blocks(c->desc_c, nb, c->m, c->n);
+  case DLG_DIST_POTRF:
+    if (!c->uplo || !strchr("LlUu", c->uplo) || c->m != c->n) return "an illegal UPLO";
+    return square_blocks(d, nb, c->m, c->n) ? NULL : DESC_DECLINED;
+  case DLG_DIST_GETRF: return square_blocks(d, nb, c->m, c->n) ? NULL : DESC_DECLINED;
+  case DLG_DIST_GEQRF: return square_blocks(d, nb, c->m, c->n) ? NULL : DESC_DECLINED;
+  case DLG_DIST_GEMM: /* one grid, one block size; alpha 0 is PBLAS's quick scaling */
+    if (!is_op(c->transa) || !is_op(c->transb)) return "an illegal TRANSA or TRANSB";
+    if (c->dtype == DLG_F64 ? *(const double *)c->alpha == 0 : *(const float *)c->alpha == 0)
+      return "alpha = 0";
+    if (c->desc_b[CTXT_] != d[CTXT_] || c->desc_c[CTXT_] != d[CTXT_])
+      return "operands on different grids";
+    return square_blocks(d, nb, ta ? c->m : c->k, ta ? c->k : c->m) &&
+                   square_blocks(c->desc_b, nb, tb ? c->k : c->n, tb ? c->n : c->k) &&
+                   square_blocks(c->desc_c, nb, c->m, c->n)
+               ? NULL
+               : DESC_DECLINED;
   }
-  }
-  return 0;
+  return "not a routine dlgemm takes";
 }
 
 /* This rank's part of the checks ScaLAPACK makes itself: LLD, and PxGEQRF's
@@ -67,9 +76,12 @@ static int64_t geqrf_lwork(const dlg_dist_call *c, int64_t rows, int64_t cols)
   return nb * (rows + cols + nb);
 }
 
-static int usable(const dlg_dist_call *c, int64_t rows, int64_t cols)
+/* LLD >= LOCr(M_A) (of the whole matrix, as ScaLAPACK's CHK1MAT asks, not
+ * of the part the call touches) and PxGEQRF's LWORK. */
+static int usable(const dlg_dist_call *c, const dlg_grid *g, int64_t rows, int64_t cols)
 {
-  return c->desc[LLD_] >= (rows > 1 ? rows : 1) &&
+  const int64_t all = dlg_numroc(c->desc[M_], c->desc[NB_], g->row, g->p);
+  return c->desc[LLD_] >= (all > 1 ? all : 1) &&
          (c->kind != DLG_DIST_GEQRF || c->lwork >= geqrf_lwork(c, rows, cols));
 }
 
@@ -82,10 +94,20 @@ int dlg_dist_run(const dlg_dist_call *c, int *info)
   const dlg_blacs *b;
   dlg_grid g;
   int64_t rows, cols;
-  int ok;
+  int ok, da[DLEN_], db[DLEN_], dc[DLEN_];
   double t0 = dlg_now();
+  const char *no;
+  dlg_dist_call n = *c; /* its descriptors as ScaLAPACK's 9 entries */
 
-  if (cfg->dist == DLG_DIST_OFF || !takes(c, cfg->dist_min)) return 0;
+  /* a workspace query is answered by the next ScaLAPACK, as a call of no size */
+  if (cfg->dist == DLG_DIST_OFF || (c->kind == DLG_DIST_GEQRF && c->lwork == -1)) return 0;
+  n.desc = dlg_desc_type1(c->desc, da);
+  n.desc_b = dlg_desc_type1(c->desc_b, db), n.desc_c = dlg_desc_type1(c->desc_c, dc);
+  c = &n;
+  if ((no = declined(c, cfg->dist_min))) {
+    if (cfg->verbose) fprintf(stderr, "dlgemm: %s -> next ScaLAPACK (%s)\n", c->origin, no);
+    return 0;
+  }
   if (potrf) snprintf(what, sizeof what, "%c n=%d", c->uplo, c->n);
   else if (c->kind == DLG_DIST_GEMM)
     snprintf(what, sizeof what, "%c%c m=%d n=%d k=%d", c->transa, c->transb, c->m, c->n, c->k);
@@ -99,7 +121,7 @@ int dlg_dist_run(const dlg_dist_call *c, int *info)
   if (g.row < 0 || g.col < 0) return 0; /* not in the grid: nothing to do here */
   rows = dlg_numroc(c->m, c->desc[NB_], g.row, g.p);
   cols = dlg_numroc(c->n, c->desc[NB_], g.col, g.q);
-  ok = c->kind == DLG_DIST_GEMM || usable(c, rows, cols); /* GEMM: its engine checks its three */
+  ok = c->kind == DLG_DIST_GEMM || usable(c, &g, rows, cols); /* GEMM: its engine checks its three */
 
 #ifdef DLGEMM_HAVE_CUDA
   /* cuSOLVERMp first (its PxPOTRF is the lower case's) */
