@@ -1,6 +1,7 @@
 /*
- * pdbench - an unmodified ScaLAPACK program: PDGEMM, PDGETRF, PDPOTRF and
- * PDGEQRF on a P x Q process grid, timed, each answer checked.  Linked with
+ * pdbench - an unmodified ScaLAPACK program: PDGEMM, PDGETRF, PDPOTRF,
+ * PDGEQRF and the solvers over them, PDGESV and PDPOSV, on a P x Q process
+ * grid, timed, each answer checked.  Linked with
  * ScaLAPACK (Open MPI build) only; its ranks' dgemm_ (and its PDPOTRF,
  * PDGETRF, PDGEQRF) are the next library's, or dlgemm's when
  * LD_PRELOAD'ed, so the same binary measures both (bench/scalapack_bench.sh
@@ -9,7 +10,7 @@
  * below n = 32768), hence this program.
  *
  *   usage: mpirun -np P*Q pdbench ROUTINES N [NB] [REPS] [P]
- *     ROUTINES  comma list of pdgemm pdgetrf pdpotrf pdgeqrf
+ *     ROUTINES  comma list of pdgemm pdgetrf pdpotrf pdgeqrf pdgesv pdposv
  *     N         order of the square matrices
  *     NB        block size of the block-cyclic layout (default 512)
  *     REPS      timed calls (default 3), after one untimed call at
@@ -28,6 +29,10 @@
  *                     n added to its diagonal (positive definite)
  *   pdgeqrf A = Q R:  |A^T (A x) - R^T (R x)|_inf / (|A|_inf^2 |x|_inf n eps)
  *                     (R alone: ScaLAPACK's QR tester checks Q and TAU)
+ *   pdgesv, pdposv  A x = b (one right-hand side; pdposv's A as pdpotrf's):
+ *                     |A x - b|_inf / (|A|_inf |x|_inf n eps); ScaLAPACK
+ *                     calls its own PDGETRF / PDPOTRF inside, through the
+ *                     dynamic linker, so a preloaded one takes them too
  * Entries are a hash of their global position, the same whatever the grid.
  * Exits 1 when a residual or an info fails.
  */
@@ -67,6 +72,12 @@ void pdgeqrf_(const int *m, const int *n, double *a, const int *ia, const int *j
               const int *desca, double *tau, double *work, const int *lwork, int *info);
 void pdpotrf_(const char *uplo, const int *n, double *a, const int *ia, const int *ja,
               const int *desca, int *info, size_t);
+void pdgesv_(const int *n, const int *nrhs, double *a, const int *ia, const int *ja,
+             const int *desca, int *ipiv, double *b, const int *ib, const int *jb,
+             const int *descb, int *info);
+void pdposv_(const char *uplo, const int *n, const int *nrhs, double *a, const int *ia,
+             const int *ja, const int *desca, double *b, const int *ib, const int *jb,
+             const int *descb, int *info, size_t);
 static const int ONE = 1, ZERO = 0;
 static const double D1 = 1.0, D0 = 0.0;
 
@@ -199,7 +210,7 @@ static double norm_inf(const grid *g, const dist *d)
  * up before the first). */
 typedef struct call {
   const grid *g;
-  dist *a, *b, *c, *a0;
+  dist *a, *b, *c, *a0, *b0; /* the solvers: b the right-hand side, b0 its copy */
   int *ipiv, info;
   double *tau, *work; /* PDGEQRF's */
   int lwork;
@@ -209,6 +220,7 @@ static double timed(call *k, void (*run)(call *))
   double t0, t;
   int r = -1, c = -1;
   if (k->a0->v) copy(k->a0, k->a); /* LU: a fresh matrix each call */
+  if (k->b0->v) copy(k->b0, k->b);
   Cblacs_barrier(k->g->ctxt, "A");
   t0 = now();
   run(k);
@@ -239,6 +251,18 @@ static void run_potrf(call *k)
   pdpotrf_("L", &k->g->n, k->a->v, &ONE, &ONE, k->a->desc, &k->info, 1);
 }
 
+static void run_gesv(call *k)
+{
+  pdgesv_(&k->g->n, &ONE, k->a->v, &ONE, &ONE, k->a->desc, k->ipiv, k->b->v, &ONE, &ONE,
+          k->b->desc, &k->info);
+}
+
+static void run_posv(call *k)
+{
+  pdposv_("L", &k->g->n, &ONE, k->a->v, &ONE, &ONE, k->a->desc, k->b->v, &ONE, &ONE,
+          k->b->desc, &k->info, 1);
+}
+
 static int cmp(const void *x, const void *y)
 {
   const double a = *(const double *)x, b = *(const double *)y;
@@ -258,7 +282,17 @@ static double residual(const char *what, call *k)
   size_t i;
   if (!x || !y || !t || !w) goto out;
   for (i = 0; i < n; i++) x[i] = entry(7, (int64_t)i, 0);
-  if (!strcmp(what, "pdgemm")) {
+  if (!strcmp(what, "pdgesv") || !strcmp(what, "pdposv")) { /* x: the solution, in b */
+    if (k->info) goto out;
+    memset(x, 0, n * sizeof *x);
+    if (g->col == 0)
+      for (i = 0; i < (size_t)k->b->rows; i++)
+        x[global_of((int64_t)i, g->row, g->p, g->nb)] = k->b->v[i];
+    Cdgsum2d(g->ctxt, "All", " ", g->n, 1, x, g->n, -1, -1);
+    matvec(g, k->a0, ALL, 0, x, y);
+    matvec(g, k->b0, ALL, 0, &D1, w); /* b itself: its one column times 1 */
+    scale = norm_inf(g, k->a0);
+  } else if (!strcmp(what, "pdgemm")) {
     matvec(g, k->b, ALL, 0, x, t);
     matvec(g, k->a, ALL, 0, t, w); /* A (B x) */
     matvec(g, k->c, ALL, 0, x, y);
@@ -304,14 +338,29 @@ out:
  * warm-up), then the residual and, from rank 0, the line.  1 on failure. */
 static int bench(const grid *g, const char *what, int reps, int me)
 {
-  const int gemm = !strcmp(what, "pdgemm"), potrf = !strcmp(what, "pdpotrf");
-  const int qr = !strcmp(what, "pdgeqrf");
-  const double n = g->n, flops = (gemm ? 6.0 : qr ? 4.0 : potrf ? 1.0 : 2.0) / 3.0 * n * n * n;
-  dist a = {0}, b = {0}, c = {0}, a0 = {0};
-  call k = {g, &a, &b, &c, &a0, NULL, 0, NULL, NULL, -1};
+  static const struct routine {
+    const char *name;
+    double flops; /* over n^3 */
+    void (*run)(call *);
+    int spd, solve;
+  } routines[] = {
+      {"pdgemm", 2.0, run_gemm, 0, 0},          {"pdgetrf", 2.0 / 3, run_getrf, 0, 0},
+      {"pdpotrf", 1.0 / 3, run_potrf, 1, 0},    {"pdgeqrf", 4.0 / 3, run_geqrf, 0, 0},
+      {"pdgesv", 2.0 / 3, run_gesv, 0, 1},      {"pdposv", 1.0 / 3, run_posv, 1, 1},
+  };
+  const struct routine *u = NULL;
+  const int gemm = !strcmp(what, "pdgemm"), qr = !strcmp(what, "pdgeqrf");
+  const double n = g->n;
+  dist a = {0}, b = {0}, c = {0}, a0 = {0}, b0 = {0};
+  call k = {g, &a, &b, &c, &a0, &b0, NULL, 0, NULL, NULL, -1};
   double t[51], res;
   int r, ok, fails = 0;
-  ok = make(g, g->n, &a) && (gemm ? make(g, g->n, &b) && make(g, g->n, &c) : make(g, g->n, &a0));
+  size_t i;
+  for (i = 0; i < sizeof routines / sizeof routines[0]; i++)
+    if (!strcmp(what, routines[i].name)) u = &routines[i];
+  if (!u) return 1;
+  ok = make(g, g->n, &a) && (gemm ? make(g, g->n, &b) && make(g, g->n, &c) : make(g, g->n, &a0)) &&
+       (!u->solve || (make(g, 1, &b) && make(g, 1, &b0)));
   k.ipiv = malloc(((size_t)a.rows + g->nb) * sizeof *k.ipiv);
   k.tau = malloc(((size_t)a.cols + g->nb) * sizeof *k.tau);
   if (ok && qr) { /* PDGEQRF's workspace, as it asks */
@@ -326,21 +375,22 @@ static int bench(const grid *g, const char *what, int reps, int me)
     if (!me) printf("%s n=%d skipped out_of_memory\n", what, g->n);
     fails++;
   } else {
-    fill(g, gemm ? &a : &a0, 1, potrf);
+    fill(g, gemm ? &a : &a0, 1, u->spd);
     if (gemm) fill(g, &b, 2, 0);
-    for (r = 0; r < (reps ? reps : 1); r++)
-      t[r] = timed(&k, gemm ? run_gemm : potrf ? run_potrf : qr ? run_geqrf : run_getrf);
+    if (u->solve) fill(g, &b0, 3, 0);
+    for (r = 0; r < (reps ? reps : 1); r++) t[r] = timed(&k, u->run);
     qsort(t, (size_t)r, sizeof t[0], cmp);
     res = residual(what, &k);
     ok = res < 16;
     fails += !ok;
     if (!me && reps)
       printf("%s n=%d nb=%d grid=%dx%d seconds=%.4f tflops=%.4f reps=%d residual=%.3g %s\n", what,
-             g->n, g->nb, g->p, g->q, t[r / 2], flops / t[r / 2] * 1e-12, r, res,
+             g->n, g->nb, g->p, g->q, t[r / 2], u->flops * n * n * n / t[r / 2] * 1e-12, r, res,
              ok ? "ok" : "FAILED");
     fflush(stdout);
   }
-  free(a.v), free(b.v), free(c.v), free(a0.v), free(k.ipiv), free(k.tau), free(k.work);
+  free(a.v), free(b.v), free(c.v), free(a0.v), free(b0.v), free(k.ipiv), free(k.tau),
+      free(k.work);
   return fails;
 }
 
@@ -351,7 +401,7 @@ int main(int argc, char **argv)
   char *list, *what, *rest = NULL;
   Cblacs_pinfo(&me, &procs);
   if (argc < 3) {
-    if (!me) fprintf(stderr, "usage: pdbench pdgemm,pdgetrf,pdpotrf,pdgeqrf N [NB] [REPS] [P]\n");
+    if (!me) fprintf(stderr, "usage: pdbench pdgemm,pdgetrf,pdpotrf,pdgeqrf,pdgesv,pdposv N [NB] [REPS] [P]\n");
     Cblacs_exit(0);
     return 2;
   }
@@ -373,7 +423,7 @@ int main(int argc, char **argv)
   for (what = strtok_r(list, ",", &rest); what; what = strtok_r(NULL, ",", &rest)) {
     grid w = g;
     if (strcmp(what, "pdgemm") && strcmp(what, "pdgetrf") && strcmp(what, "pdpotrf") &&
-        strcmp(what, "pdgeqrf")) {
+        strcmp(what, "pdgeqrf") && strcmp(what, "pdgesv") && strcmp(what, "pdposv")) {
       if (!me) printf("%s unknown\n", what);
       fails++;
       continue;

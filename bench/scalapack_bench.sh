@@ -1,6 +1,6 @@
 #!/bin/bash
 # scalapack_bench.sh - the same ScaLAPACK program (pdbench: PDGEMM, PDGETRF,
-# PDPOTRF, each with its residual) over MPI ranks, five ways in one job on the GPU
+# PDPOTRF, PDGEQRF, the solvers, each with its residual) over MPI ranks, five ways in one job on the GPU
 # machine, every rank on OpenBLAS (its libblas.so.3 and liblapack.so.3 found
 # first, the cores shared out among the ranks):
 #   openblas     OpenBLAS alone
@@ -23,7 +23,7 @@
 # usage: bench/scalapack_bench.sh BUILD OUT [N] [NB] [REPS]
 #   (defaults 32768, 512, 1); RANKS (default 2); RUNS (default all four);
 #   MPIRUN (default mpirun); OPENBLAS_DIR (default $DEVDEPS_OPENBLAS);
-#   ROUTINES (default pdgemm,pdgetrf,pdpotrf,pdgeqrf); RUN_LIMIT (seconds a run, default 900);
+#   ROUTINES (default pdgemm,pdgetrf,pdpotrf,pdgeqrf; pdgesv, pdposv too); RUN_LIMIT (seconds a run, default 900);
 #   OPENBLAS_CORETYPE (default: the fastest of OpenBLAS's own choice,
 #   Haswell, SkylakeX and Cooperlake on this CPU)
 # Each dlgemm device's host model is measured first, by one rank alone on

@@ -1,6 +1,6 @@
 #!/bin/bash
 # pdbench.sh - the ScaLAPACK benchmark program (bench/pdbench.c) as a test:
-# PDGEMM, PDGETRF, PDPOTRF and PDGEQRF over 2 ranks at a small size, plain and with
+# PDGEMM, PDGETRF, PDPOTRF, PDGEQRF, PDGESV and PDPOSV over 2 ranks at a small size, plain and with
 # libdlgemm.so LD_PRELOAD'ed in each rank; both runs' residuals must pass,
 # and each rank's dgemm_ calls must have reached dlgemm; a third run sets
 # DLGEMM_PBLAS_BLOCK, whose block must be PBLAS's k.  Without a GPU
@@ -22,7 +22,8 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 # CI and GPU ma
 gpus=$(visible_gpus)
 force=auto
 [ "$gpus" -gt 0 ] && force=gpu
-args=(pdgemm,pdgetrf,pdpotrf,pdgeqrf 700 64 1)
+args=(pdgemm,pdgetrf,pdpotrf,pdgeqrf,pdgesv,pdposv 700 64 1)
+routines=6
 run() { timeout 300 "$mpirun" --oversubscribe -np 2 "$@"; }
 status=0
 # A run with dlgemm preloaded and verbose, its ranks' output in $work/NAME
@@ -35,13 +36,13 @@ preloaded() { # NAME, then extra mpirun options
     { echo "FAIL: $name run exited $?"; cat "$work/$name.txt"; exit 1; }
   pre=$(cat "$work/$name"/*/rank.0/stdout 2>/dev/null)
   echo "$pre" | sed "s/^/$name: /"
-  [ "$(echo "$pre" | grep -c ' ok$')" -eq 4 ] || { echo "FAIL: $name residuals"; status=1; }
+  [ "$(echo "$pre" | grep -c ' ok$')" -eq $routines ] || { echo "FAIL: $name residuals"; status=1; }
 }
 
 run "$bin" "${args[@]}" >"$work/plain.txt" 2>&1 ||
   { echo "FAIL: plain run exited $?"; cat "$work/plain.txt"; exit 1; }
 cat "$work/plain.txt"
-[ "$(grep -c ' ok$' "$work/plain.txt")" -eq 4 ] || { echo "FAIL: plain residuals"; status=1; }
+[ "$(grep -c ' ok$' "$work/plain.txt")" -eq $routines ] || { echo "FAIL: plain residuals"; status=1; }
 preloaded ranks
 if [ "$gpus" -eq 0 ]; then
   a=$(grep -oE "residual=\S+" "$work/plain.txt") b=$(echo "$pre" | grep -oE "residual=\S+")
@@ -73,6 +74,15 @@ for routine in pdgemm pdgetrf pdpotrf pdgeqrf; do
     *) echo "FAIL: no verbose line for $routine"; status=1 ;;
   esac
 done
+# PDGESV and PDPOSV call ScaLAPACK's PDGETRF and PDPOTRF through the dynamic
+# linker: theirs must be taken too (a warm-up and a timed call each, twice)
+if [ "${EXPECT_MP:-0}" = 1 ]; then
+  for routine in pdgetrf pdpotrf; do
+    n=$(grep -cE "^dlgemm: ${routine}_ .*-> cusolvermp" "$work"/mp/*/rank.0/stderr)
+    echo "mp: ${routine}_ calls by cuSOLVERMp, the solver's among them: $n"
+    [ "$n" -ge 4 ] || { echo "FAIL: the solver's ${routine}_ not taken"; status=1; }
+  done
+fi
 if [ "$gpus" -eq 0 ]; then
   a=$(grep -oE "residual=\S+" "$work/plain.txt") b=$(echo "$pre" | grep -oE "residual=\S+")
   [ "$a" = "$b" ] || { echo "FAIL: mp: residuals differ from the plain run's: $a / $b"; status=1; }
@@ -106,5 +116,5 @@ ks "$work"/block/*/rank.*/stderr | grep -q " k=32 " &&
   { echo "FAIL: a k = 32 call with DLGEMM_PBLAS_BLOCK=128"; status=1; }
 ks "$work"/block/*/rank.*/stderr | grep -q " k=128 " ||
   { echo "FAIL: no k = 128 call with DLGEMM_PBLAS_BLOCK=128"; status=1; }
-[ $status -eq 0 ] && echo "pdbench: PDGEMM, PDGETRF and PDPOTRF over 2 ranks pass, plain and with dlgemm"
+[ $status -eq 0 ] && echo "pdbench: PDGEMM, PDGETRF, PDPOTRF, PDGEQRF, PDGESV, PDPOSV over 2 ranks pass, plain and with dlgemm"
 exit $status
