@@ -122,7 +122,7 @@ pblas() {
       echo "FAIL: $prog: rank $r took ${taken:-0} calls without a GPU, sent ${forwarded:-0} on"
       status=1
     fi
-    if [ "${EXPECT_MP:-0}" = 1 ] && [ "$r" = 0 ] && [ "${taken:-0}" -eq 0 ]; then
+    if [ "${EXPECT_MP:-0}" = 1 ] && [ $nogpu = 0 ] && [ "$r" = 0 ] && [ "${taken:-0}" -eq 0 ]; then
       echo "FAIL: $prog: no call by cuBLASMp on rank 0"
       grep -m3 -E "^dlgemm: p${prog:0:1}gemm_" "$log"
       status=1
