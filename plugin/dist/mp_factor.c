@@ -146,9 +146,14 @@ static int convert(const dlg_blacs *b, const dlg_grid *g, const dlg_dist_call *c
   char all_[] = "All", top[] = " ";
   int64_t l, k;
   if (c->kind == DLG_DIST_GETRF) {
-    int *piv = whole;
-    if (!pivots(b, g, c, rows, cols, aux, 1, piv) && !pivots(b, g, c, rows, cols, aux, 0, piv))
+    static int told; /* which reading held, once a process (DLGEMM_VERBOSE) */
+    int *piv = whole, by_row = 1;
+    if (!pivots(b, g, c, rows, cols, aux, 1, piv) &&
+        !pivots(b, g, c, rows, cols, aux, by_row = 0, piv))
       return 0;
+    if (dlg_config_get()->verbose && !__atomic_exchange_n(&told, 1, __ATOMIC_RELAXED))
+      fprintf(stderr, "dlgemm: cuSOLVERMp's pivots read by local %s\n",
+              by_row ? "row (its documentation's IPIV)" : "column (its samples' layout)");
     for (l = 0; l < rows; l++)
       if ((k = dlg_global_of(l, g->row, g->p, nb)) < mn) c->ipiv[l] = piv[k];
     return 1;
