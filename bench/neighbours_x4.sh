@@ -3,8 +3,9 @@
 # side, in one hold: the soak with faults at random on GPU 1 (SOAK_S, default
 # 1260 s), 8 then 2 processes of 16 threads sharing GPU 2 and 4 sharing GPU 3
 # (SHARE_S each, default 600 s), every answer checked (conformance/soak).
-# On a machine of two or three GPUs only GPU 1's run is made: $SHARE_PROCS
-# (default 2) processes of 16 threads for SHARE_S.
+# On a machine of two or three GPUs only GPU 1's runs are made, one after
+# the other: for each count in $SHARE_PROCS (default 2; "8 4" takes two
+# SHARE_S in turn) that many processes of 16 threads for SHARE_S.
 # A device call lasts 10 minutes at most, so `start` leaves them running in
 # their own sessions (setsid: they outlive the call, not the machine) and
 # returns; later calls run other work on GPU 0 and `wait` collects.  The
@@ -40,10 +41,16 @@ start)
       taskset -c "$background" "$soak" run "$@" >"$dir/$name.log" 2>&1 </dev/null &
   }
   if [ "$gpus" -lt 4 ]; then
-    run "share_${SHARE_PROCS:-2}" 1 "" "${SHARE_S:-600}" "${SHARE_PROCS:-2}" 16
+    # shellcheck disable=SC2016 # expanded by the inner shell
+    setsid bash -c 'echo $$ > "$1/share_gpu1.pid"; dir=$1 cores=$2 soak=$3 s=$4; shift 4
+      for p in "$@"; do
+        env CUDA_VISIBLE_DEVICES=1 taskset -c "$cores" "$soak" run "$s" "$p" 16 >"$dir/share_$p.log" 2>&1
+      done' _ "$dir" "$background" "$soak" "${SHARE_S:-600}" ${SHARE_PROCS:-2} \
+      </dev/null >/dev/null 2>&1 &
     sleep 3
     date +%s >"$dir/started"
-    echo "started: ${SHARE_PROCS:-2} processes on GPU 1 for ${SHARE_S:-600} s, on cores $background"
+    echo "started: ${SHARE_PROCS:-2} processes (in turn) on GPU 1 for ${SHARE_S:-600} s each," \
+      "on cores $background"
     exit 0
   fi
   run faults 1 random:40 "${SOAK_S:-1260}" 4 16
