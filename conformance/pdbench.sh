@@ -22,6 +22,7 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 # CI and GPU ma
 gpus=$(visible_gpus)
 force=auto
 [ "$gpus" -gt 0 ] && force=gpu
+# shellcheck disable=SC2054 # the first argument is pdbench's comma list
 args=(pdgemm,pdgetrf,pdpotrf,pdgeqrf,pdgesv,pdposv 700 64 1)
 routines=6
 run() { timeout 300 "$mpirun" --oversubscribe -np 2 "$@"; }
@@ -55,7 +56,7 @@ for r in 0 1; do
   # computing calls: not the quick returns and empty products BLAS leaves alone
   calls=$(grep -E "^dlgemm: dgemm_ .*-> " "$log" 2>/dev/null |
     grep -cvE -- "-> (rejected|quick-return|cpu.*(illegal|empty))")
-  on=$(grep -cE "^dlgemm: dgemm_ .*-> $want[ (]" "$log" 2>/dev/null)
+  on=$(grep -cE "^dlgemm: dgemm_ .*-> ${want}[ (]" "$log" 2>/dev/null)
   echo "rank $r: $on of ${calls:-0} dgemm_ calls on $want"
   [ "${calls:-0}" -gt 0 ] || { echo "FAIL: rank $r: no dgemm_ call reached dlgemm"; status=1; }
   [ "$gpus" -eq 0 ] || [ "$on" -eq "$calls" ] || { echo "FAIL: rank $r: calls off $want"; status=1; }

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # device-mp-env.sh - sourced on the GPU machine, in the working tree's
 # root, for ScaLAPACK over MPI with NVIDIA's distributed libraries: unpacks
 # what tools/pack-devdeps.sh and tools/fetch-mp-wheels.sh left to carry
