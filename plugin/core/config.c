@@ -193,6 +193,10 @@ static void load(void)
   /* the narrow kernels (plugin/cuda/device/narrow.c): an escape hatch, and
    * a pinned split for tests and measurements */
   config.narrow = parse_bool("DLGEMM_NARROW", 1);
+  /* a complex product's embedding pinned (plugin/cuda/level3/cgemm.c), so
+   * that its model's choice can be measured against each of the others */
+  config.cgemm_way = PARSE_CHOICE("DLGEMM_CGEMM_WAY", "auto, expand, split, expand_t or split_t",
+                                  "auto", "expand", "split", "expand_t", "split_t");
   /* the tiny kernels (plugin/cuda/device/tiny.c): where measured to win,
    * every product they can take (tests), or none */
   config.tiny = (const int[]){1, 2, 0, 1, 0}[PARSE_CHOICE("DLGEMM_TINY", "auto, on or off", "auto",

@@ -27,6 +27,7 @@
  * unless another saves a fifth.
  */
 #include <math.h>
+#include "core/config.h"
 #include "core/gemm.h"
 #include "cuda/device/driver.h"
 #include "cuda/level3/cgemm.h"
@@ -171,6 +172,7 @@ void dlg_cuda_blas3_complex_batch(dlg_factor_run *r, const double alpha[2], dlg_
       {dlg_step_transposed(b), dlg_step_transposed(a), dlg_step_transposed(c), cb, ca, sb, sa,
        sc}};
   const problem *p = &ways[0];
+  const int pin = dlg_config_get()->cgemm_way - 1; /* -1: the model's choice */
   int w, splits = 0;
   double best = 0.8 * expand_cost(p, beta), cost;
   if (r->status || !c.rows || !c.cols || !batch) return;
@@ -179,6 +181,10 @@ void dlg_cuda_blas3_complex_batch(dlg_factor_run *r, const double alpha[2], dlg_
     cost = w & 1 ? split_cost(&ways[w / 2], beta) : expand_cost(&ways[w / 2], beta);
     if (cost < best) best = cost, p = &ways[w / 2], splits = w & 1;
   }
+  /* DLGEMM_CGEMM_WAY (0 expand, 1 split, 2 and 3 on the transpose), where
+   * that way can take the call (split needs its F interleaved) */
+  if (pin >= 0 && isfinite(pin & 1 ? split_cost(&ways[pin / 2], beta) : 0))
+    p = &ways[pin / 2], splits = pin & 1;
   if (splits) split(r, alpha, p, beta, batch);
   else expand(r, alpha, p, beta, batch);
 }
