@@ -1,6 +1,6 @@
 """torch_models.py - unmodified PyTorch programs, plain and with DLGEMM_TORCH=1.
 
-usage: torch_models.py [--rounds 3] [--only NAME,...] [--out DIR] [--toggle]
+usage: torch_models.py [--rounds 3] [--only NAME,...] [--out DIR] [--toggle | --classes]
        torch_models.py --child NAME,...   (one program run: what the driver times)
 
 The programs import nothing of dlgemm: the driver runs this file again as
@@ -31,6 +31,14 @@ processes the host moved bit-identical forwarded work by 0.5-1.7x
 every product through dlgemm's cuBLAS names to the program's cuBLAS, which
 plain torch calls directly (what that forward costs is measured apart).
 A captured graph replays what was captured, so its ratio is 1 by design.
+
+--classes: one child with DLGEMM_TORCH=1 and DLGEMM_VERBOSE=1 in a fresh
+cache directory, so that every class of product the workloads make is
+measured in it: each class's shape, dlgemm's and the rival's time as the
+measurement saw them (the larger of GPU and host time, medians of three)
+and the verdict, the classes given to dlgemm first, largest gain first.
+What a workload loses or gains with the routing on is then to be found
+among the classes given to dlgemm.
 """
 import argparse
 import json
@@ -252,12 +260,43 @@ def toggled(names, rounds, cmd, log=None):
     return 0
 
 
+def classes(names, cmd, log=None):
+    """--classes' driver (above); 0, or 1 when the child failed."""
+    import re
+    import subprocess
+    import tempfile
+    pattern = re.compile(r"dlgemm: (\S+) class of m=(\d+) n=(\d+) k=(\d+) batch=(\d+) measured: "
+                         r"dlgemm ([\d.]+) us \(GPU ([\d.]+), host ([\d.]+)\), the rival ([\d.]+) us "
+                         r"\(GPU ([\d.]+), host ([\d.]+)\) -> (dlgemm|the rival)")
+    with tempfile.TemporaryDirectory() as cache:
+        env = alternate.env_with_autoload("DLGEMM_TORCH", {"DLGEMM_VERBOSE": "1",
+                                                           "XDG_CACHE_HOME": cache})
+        r = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=1200)
+    if log:
+        log.write("=== classes exit %d\n%s\n" % (r.returncode, r.stderr[-20000:]))
+    rows = [m.groups() for m in map(pattern.search, r.stderr.splitlines()) if m]
+    if r.returncode or not rows:
+        print("the classes child failed or measured nothing:\n" + r.stderr[-3000:])
+        return 1
+    rows.sort(key=lambda g: (g[11] != "dlgemm", float(g[5]) - float(g[8])))
+    taken = sum(g[11] == "dlgemm" for g in rows)
+    print("%d classes measured in %s: %d given to dlgemm, %d to the rival"
+          % (len(rows), ",".join(names), taken, len(rows) - taken))
+    print("\n| routine | m | n | k | batch | dlgemm us (GPU, host) | rival us (GPU, host) | to |")
+    print("|---|---|---|---|---|---|---|---|")
+    for g in rows:
+        print("| %s | %s | %s | %s | %s | %s (%s, %s) | %s (%s, %s) | %s |" % g)
+    return 0
+
+
 def driver(args):
     names = args.only.split(",") if args.only else list(ALL)
     log = open(os.path.join(args.out, "torch_models_children.log"), "w") if args.out else None
     cmd = [sys.executable, os.path.abspath(__file__), "--child", ",".join(names)]
     if args.toggle:
         return toggled(names, args.rounds, cmd, log)
+    if args.classes:
+        return classes(names, cmd, log)
     return alternate.workloads(names, args.rounds, cmd, "DLGEMM_TORCH", log)
 
 
@@ -268,6 +307,7 @@ def main():
     ap.add_argument("--only")
     ap.add_argument("--out")
     ap.add_argument("--toggle", action="store_true")
+    ap.add_argument("--classes", action="store_true")
     args = ap.parse_args()
     return child(args.child.split(",")) if args.child else driver(args)
 
