@@ -174,7 +174,8 @@ static int convert(const dlg_blacs *b, const dlg_grid *g, const dlg_dist_call *c
 }
 
 int dlg_dist_mp_run(const dlg_blacs *b, const dlg_grid *g, const dlg_dist_call *c, int usable,
-                    int64_t rows, int64_t cols, int *info, char *why, size_t why_len)
+                    int64_t rows, int64_t cols, int *info, char *where, size_t where_len,
+                    char *why, size_t why_len)
 {
   const int64_t dld = dlg_mp_dld(rows, c->desc[NB_]), mn = c->m < c->n ? c->m : c->n;
   const size_t es = dlg_elem_size(c->dtype);
@@ -214,6 +215,7 @@ int dlg_dist_mp_run(const dlg_blacs *b, const dlg_grid *g, const dlg_dist_call *
     }
   }
   if (d) mc.trip.cu->MemFreeAsync(d, mc.stream);
+  snprintf(where, where_len, "cuda:%d", mc.trip.dev->ordinal);
   dlg_mp_end(&mc);
   free(aux), free(whole);
   return taken;

@@ -18,9 +18,10 @@
  * do not allow it.  1 when cuSOLVERMp made it on every rank of the grid
  * (*info its INFO; the factor, and IPIV or TAU in ScaLAPACK's layout, in
  * the caller's arrays; -1 where the factor could not be copied back, said
- * on stderr); 0 when not, the same on every rank, nothing changed, why[]
- * saying why. */
+ * on stderr; where[] names this rank's device, "cuda:N"); 0 when not, the
+ * same on every rank, nothing changed, why[] saying why. */
 int dlg_dist_mp_run(const dlg_blacs *b, const dlg_grid *g, const dlg_dist_call *c, int usable,
-                    int64_t rows, int64_t cols, int *info, char *why, size_t why_len);
+                    int64_t rows, int64_t cols, int *info, char *where, size_t where_len,
+                    char *why, size_t why_len);
 
 #endif

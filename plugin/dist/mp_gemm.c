@@ -115,7 +115,7 @@ static int multiply(const dlg_blacs *b, const dlg_grid *g, dlg_mp_call *mc,
 }
 
 int dlg_dist_mp_gemm(const dlg_blacs *b, const dlg_grid *g, const dlg_dist_call *c, int usable,
-                     char *why, size_t why_len)
+                     char *where, size_t where_len, char *why, size_t why_len)
 {
   const int ta = !(c->transa == 'N' || c->transa == 'n');
   const int tb = !(c->transb == 'N' || c->transb == 'n');
@@ -150,6 +150,7 @@ int dlg_dist_mp_gemm(const dlg_blacs *b, const dlg_grid *g, const dlg_dist_call 
     fprintf(stderr, "dlgemm: %s: copying C back failed (%s); it is incomplete\n", c->origin,
             dlgemm_last_error());
   if (x[0].d) mc.trip.cu->MemFreeAsync(x[0].d, mc.stream);
+  snprintf(where, where_len, "cuda:%d", mc.trip.dev->ordinal);
   dlg_mp_end(&mc);
   return taken;
 }

@@ -11,9 +11,10 @@
 
 /* c (a PxGEMM) on grid g, every rank of it calling (a collective): 1 when
  * cuBLASMp made it on every rank (C in the caller's array; a C that could
- * not be copied back said on stderr), 0 when not, the same on every rank,
- * nothing changed, why[] saying why. */
+ * not be copied back said on stderr; where[] names this rank's device,
+ * "cuda:N"), 0 when not, the same on every rank, nothing changed, why[]
+ * saying why. */
 int dlg_dist_mp_gemm(const dlg_blacs *b, const dlg_grid *g, const dlg_dist_call *c, int usable,
-                     char *why, size_t why_len);
+                     char *where, size_t where_len, char *why, size_t why_len);
 
 #endif

@@ -126,9 +126,11 @@ int dlg_dist_run(const dlg_dist_call *c, int *info)
 #ifdef DLGEMM_HAVE_CUDA
   /* cuSOLVERMp first (its PxPOTRF is the lower case's) */
   if (cfg->dist == DLG_DIST_GPU && c->kind == DLG_DIST_GEMM) {
-    if (dlg_dist_mp_gemm(b, &g, c, 1, mp_why, sizeof mp_why)) engine = "cublasmp";
+    if (dlg_dist_mp_gemm(b, &g, c, 1, store, sizeof store, mp_why, sizeof mp_why))
+      engine = "cublasmp";
   } else if (cfg->dist == DLG_DIST_GPU && !upper &&
-             dlg_dist_mp_run(b, &g, c, ok, rows, cols, info, mp_why, sizeof mp_why)) {
+             dlg_dist_mp_run(b, &g, c, ok, rows, cols, info, store, sizeof store, mp_why,
+                             sizeof mp_why)) {
     engine = "cusolvermp";
   }
 #endif
@@ -149,8 +151,8 @@ int dlg_dist_run(const dlg_dist_call *c, int *info)
             c->origin, what, c->desc[NB_], g.p, g.q, g.row, g.col, store,
             (dlg_now() - t0) * 1e3, mp_why[0] ? " [" : "", mp_why, mp_why[0] ? "]" : "");
   else if (cfg->verbose && engine)
-    fprintf(stderr, "dlgemm: %s %s nb=%d grid %dx%d (%d,%d) -> %s (%.1f ms)\n", c->origin, what,
-            c->desc[NB_], g.p, g.q, g.row, g.col, engine, (dlg_now() - t0) * 1e3);
+    fprintf(stderr, "dlgemm: %s %s nb=%d grid %dx%d (%d,%d) -> %s on %s (%.1f ms)\n", c->origin,
+            what, c->desc[NB_], g.p, g.q, g.row, g.col, engine, store, (dlg_now() - t0) * 1e3);
   else if (cfg->verbose)
     fprintf(stderr, "dlgemm: %s -> next ScaLAPACK (%s nb=%d: %s)%s%s%s\n", c->origin, what,
             c->desc[NB_], why, mp_why[0] ? " [" : "", mp_why, mp_why[0] ? "]" : "");
