@@ -35,6 +35,15 @@ static inline int64_t dlg_numroc(int64_t n, int64_t nb, int proc, int procs)
   return mine;
 }
 
+/* Whether d's LLD holds this process row's part of the whole matrix (M_A
+ * rows, not only those a call touches), as ScaLAPACK's CHK1MAT and PBLAS
+ * check it. */
+static inline int dlg_lld_ok(const int *d, int row, int procs)
+{
+  const int64_t all = dlg_numroc(d[M_], d[MB_], row, procs);
+  return d[LLD_] >= (all > 1 ? all : 1);
+}
+
 /* The global index of local index l of proc. */
 static inline int64_t dlg_global_of(int64_t l, int proc, int procs, int64_t nb)
 {

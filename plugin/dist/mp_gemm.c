@@ -127,10 +127,7 @@ int dlg_dist_mp_gemm(const dlg_blacs *b, const dlg_grid *g, const dlg_dist_call 
   x[0] = operand_of(c->a, c->desc, ta ? c->k : c->m, ta ? c->m : c->k, g);
   x[1] = operand_of((void *)c->b, c->desc_b, tb ? c->n : c->k, tb ? c->k : c->n, g);
   x[2] = operand_of(c->c, c->desc_c, c->m, c->n, g);
-  for (i = 0; i < 3; i++) { /* LLD >= LOCr(M_X), as PBLAS checks it: the whole matrix's */
-    const int64_t all = dlg_numroc(x[i].desc[M_], x[i].desc[NB_], g->row, g->p);
-    usable = usable && x[i].desc[LLD_] >= (all > 1 ? all : 1);
-  }
+  for (i = 0; i < 3; i++) usable = usable && dlg_lld_ok(x[i].desc, g->row, g->p);
   if (!dlg_mp_begin(b, g, usable, DLG_MP_BLAS, &mc, why, why_len)) return 0;
   for (i = 0; i < 3; i++) total += bytes_of(&x[i], es);
   ok = !dlg_fault_injected(DLG_FAULT_OOM) &&

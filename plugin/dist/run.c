@@ -76,12 +76,10 @@ static int64_t geqrf_lwork(const dlg_dist_call *c, int64_t rows, int64_t cols)
   return nb * (rows + cols + nb);
 }
 
-/* LLD >= LOCr(M_A) (of the whole matrix, as ScaLAPACK's CHK1MAT asks, not
- * of the part the call touches) and PxGEQRF's LWORK. */
+/* LLD (dlg_lld_ok) and PxGEQRF's LWORK. */
 static int usable(const dlg_dist_call *c, const dlg_grid *g, int64_t rows, int64_t cols)
 {
-  const int64_t all = dlg_numroc(c->desc[M_], c->desc[NB_], g->row, g->p);
-  return c->desc[LLD_] >= (all > 1 ? all : 1) &&
+  return dlg_lld_ok(c->desc, g->row, g->p) &&
          (c->kind != DLG_DIST_GEQRF || c->lwork >= geqrf_lwork(c, rows, cols));
 }
 
