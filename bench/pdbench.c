@@ -334,30 +334,38 @@ out:
   return r;
 }
 
+/* The routines this program times, by the names ROUTINES lists. */
+typedef struct routine {
+  const char *name;
+  double flops; /* over n^3 */
+  void (*run)(call *);
+  int spd, solve;
+} routine;
+static const routine routines[] = {
+    {"pdgemm", 2.0, run_gemm, 0, 0},          {"pdgetrf", 2.0 / 3, run_getrf, 0, 0},
+    {"pdpotrf", 1.0 / 3, run_potrf, 1, 0},    {"pdgeqrf", 4.0 / 3, run_geqrf, 0, 0},
+    {"pdgesv", 2.0 / 3, run_gesv, 0, 1},      {"pdposv", 1.0 / 3, run_posv, 1, 1},
+};
+
+static const routine *routine_named(const char *what)
+{
+  size_t i;
+  for (i = 0; i < sizeof routines / sizeof routines[0]; i++)
+    if (!strcmp(what, routines[i].name)) return &routines[i];
+  return NULL;
+}
+
 /* One routine at g's size: reps timed calls (none: one, unreported, the
  * warm-up), then the residual and, from rank 0, the line.  1 on failure. */
 static int bench(const grid *g, const char *what, int reps, int me)
 {
-  static const struct routine {
-    const char *name;
-    double flops; /* over n^3 */
-    void (*run)(call *);
-    int spd, solve;
-  } routines[] = {
-      {"pdgemm", 2.0, run_gemm, 0, 0},          {"pdgetrf", 2.0 / 3, run_getrf, 0, 0},
-      {"pdpotrf", 1.0 / 3, run_potrf, 1, 0},    {"pdgeqrf", 4.0 / 3, run_geqrf, 0, 0},
-      {"pdgesv", 2.0 / 3, run_gesv, 0, 1},      {"pdposv", 1.0 / 3, run_posv, 1, 1},
-  };
-  const struct routine *u = NULL;
+  const routine *u = routine_named(what);
   const int gemm = !strcmp(what, "pdgemm"), qr = !strcmp(what, "pdgeqrf");
   const double n = g->n;
   dist a = {0}, b = {0}, c = {0}, a0 = {0}, b0 = {0};
   call k = {g, &a, &b, &c, &a0, &b0, NULL, 0, NULL, NULL, -1};
   double t[51], res;
   int r, ok, fails = 0;
-  size_t i;
-  for (i = 0; i < sizeof routines / sizeof routines[0]; i++)
-    if (!strcmp(what, routines[i].name)) u = &routines[i];
   if (!u) return 1;
   ok = make(g, g->n, &a) && (gemm ? make(g, g->n, &b) && make(g, g->n, &c) : make(g, g->n, &a0)) &&
        (!u->solve || (make(g, 1, &b) && make(g, 1, &b0)));
@@ -422,8 +430,7 @@ int main(int argc, char **argv)
    * cuBLASMp's PDGEMM the list ended there, on the H200s, session 29) */
   for (what = strtok_r(list, ",", &rest); what; what = strtok_r(NULL, ",", &rest)) {
     grid w = g;
-    if (strcmp(what, "pdgemm") && strcmp(what, "pdgetrf") && strcmp(what, "pdpotrf") &&
-        strcmp(what, "pdgeqrf") && strcmp(what, "pdgesv") && strcmp(what, "pdposv")) {
+    if (!routine_named(what)) {
       if (!me) printf("%s unknown\n", what);
       fails++;
       continue;
