@@ -120,14 +120,12 @@ static void expand(dlg_factor_run *r, const double alpha[2], const problem *p, d
   }
   rr = *r; /* the same run, on the real parts; strides in reals */
   rr.dtype = dlg_real_of(r->dtype);
-  if (direct)
-    dlg_step_gemm_batch(&rr, 1.0, (dlg_dview){w, 2 * m, 2 * k, 1, 2 * m}, nf > 1 ? 4 * m * k : 0,
-                        (dlg_dview){g.p, 2 * k, n, 1, 2 * g.cs}, 2 * sg, beta,
-                        (dlg_dview){p->o.p, 2 * m, n, 1, 2 * p->o.cs}, 2 * p->so, batch);
-  else
-    dlg_step_gemm_batch(&rr, 1.0, (dlg_dview){w, 2 * m, 2 * k, 1, 2 * m}, nf > 1 ? 4 * m * k : 0,
-                        (dlg_dview){g.p, 2 * k, n, 1, 2 * g.cs}, 2 * sg, 0.0,
-                        (dlg_dview){wx, 2 * m, n, 1, 2 * m}, 2 * m * n, batch);
+  /* into C's interleaved storage, or into the scratch ccombine reads */
+  dlg_step_gemm_batch(&rr, 1.0, (dlg_dview){w, 2 * m, 2 * k, 1, 2 * m}, nf > 1 ? 4 * m * k : 0,
+                      (dlg_dview){g.p, 2 * k, n, 1, 2 * g.cs}, 2 * sg, direct ? beta : 0.0,
+                      direct ? (dlg_dview){p->o.p, 2 * m, n, 1, 2 * p->o.cs}
+                             : (dlg_dview){wx, 2 * m, n, 1, 2 * m},
+                      direct ? 2 * p->so : 2 * m * n, batch);
   r->status = rr.status;
   if (!direct) combine(r, wx, 2 * m, 0, 1, 0, 0, one, beta, p, 2 * m * n, batch);
   dlg_l3_release(r, w);
