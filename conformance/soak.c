@@ -91,7 +91,12 @@ static int run_process(int index, int threads, double until, int gpu)
   pthread_t *t = calloc((size_t)threads, sizeof *t);
   long calls[SOAK_KINDS] = {0}, wrong = 0, rss0, rss1, total = 0;
   int i, k;
-  if (gpu) cudrv_load(&gpu_api, &gpu_ctx);
+  if (gpu) {
+    rng r = {soak_seed() ^ (uint64_t)getpid()};
+    cudrv_load(&gpu_api, &gpu_ctx);
+    gpu_api.CtxSetCurrent(gpu_ctx);
+    wrong += soak_warm(&r, &gpu_api);
+  }
   for (i = 0; i < threads; i++) w[i].id = i, w[i].gpu = gpu;
   rss0 = phase(w, t, threads, soak_now() + (until - soak_now()) / 3);
   rss1 = phase(w, t, threads, until);

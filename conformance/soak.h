@@ -16,6 +16,9 @@ extern const char *const soak_kind_name[SOAK_KINDS];
  * entries; returns 1 when the answer is wrong (and says so on stderr).
  * cu: the driver, for SOAK_DEVICE, with a context current on this thread. */
 int soak_call(int kind, rng *r, const cudrv *cu);
+/* One call that takes dlgemm's one-time growth before the measured run
+ * (soak_calls.c says which); 1 when its answer was wrong. */
+int soak_warm(rng *r, const cudrv *cu);
 
 /* Seconds on the monotonic clock. */
 double soak_now(void);
