@@ -27,6 +27,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "core/calllog.h"
+#include "core/config.h"
 #include "core/errors.h"
 #include "cuda/hostarray/slots.h"
 #include "dist/mp.h"
@@ -227,6 +229,7 @@ int dlg_mp_begin(const dlg_blacs *b, const dlg_grid *g, int usable, dlg_mp_lib l
   mp_grid *e;
   int ok;
   memset(c, 0, sizeof *c);
+  c->t_begin = dlg_now();
   pthread_mutex_lock(&lock); /* the loads, grids and handles; NCCL's collectives */
   ok = usable && load(0) && load(1 + lib);
   if (!dlg_mp_all(b, g, ok)) {
@@ -259,6 +262,26 @@ int dlg_mp_begin(const dlg_blacs *b, const dlg_grid *g, int usable, dlg_mp_lib l
   }
   c->handle = handles[lib], c->grid = e->grid[lib], c->stream = stream;
   return 1;
+}
+
+int dlg_mp_vote(const dlg_blacs *b, const dlg_grid *g, dlg_mp_call *c, int ready)
+{
+  if (dlg_config_get()->verbose) c->trip.cu->StreamSynchronize(c->stream);
+  c->t_in = dlg_now();
+  ready = dlg_mp_all(b, g, ready);
+  c->t_voted = dlg_now();
+  return ready;
+}
+
+void dlg_mp_where(const dlg_mp_call *c, const char *lib, char *where, size_t len)
+{
+  const double now = dlg_now();
+  if (c->t_lib > 0)
+    snprintf(where, len, "cuda:%d: in %.0f ms, wait %.0f, %s %.0f, out %.0f",
+             c->trip.dev->ordinal, (c->t_in - c->t_begin) * 1e3, (c->t_voted - c->t_in) * 1e3,
+             lib, (c->t_lib - c->t_voted) * 1e3, (now - c->t_lib) * 1e3);
+  else
+    snprintf(where, len, "cuda:%d", c->trip.dev->ordinal);
 }
 
 void dlg_mp_end(dlg_mp_call *c)

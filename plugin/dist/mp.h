@@ -69,7 +69,19 @@ typedef struct dlg_mp_call {
   void *grid;   /* the library's grid of this BLACS grid */
   CUstream stream; /* the handles', for the process: cuSOLVERMp keeps the stream it
                     * was given and reads it again, so none of a trip's */
+  /* When each phase ended (dlg_now(), DLGEMM_VERBOSE's breakdown): the
+   * call's start, the local arrays in and the library set up, the grid's
+   * vote (the wait for the slowest rank), the library's call */
+  double t_begin, t_in, t_voted, t_lib;
 } dlg_mp_call;
+
+/* The rank's device and where the call's time went, for the verbose line:
+ * "cuda:1: in 312 ms, wait 4, cuSOLVERMp 4101, out 298". */
+void dlg_mp_where(const dlg_mp_call *c, const char *lib, char *where, size_t len);
+/* dlg_mp_all on the rank's readiness to enter the library's collective,
+ * the phases stamped around it (t_in once the call's stream is idle, under
+ * DLGEMM_VERBOSE only: otherwise it does not wait). */
+int dlg_mp_vote(const dlg_blacs *b, const dlg_grid *g, dlg_mp_call *c, int ready);
 
 /* A local array's copy on the device: its leading dimension and its bytes.
  * Both are whole blocks (nb) of rows and columns, rows a multiple of 32 as

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "core/config.h"
+#include "core/calllog.h"
 #include "core/errors.h"
 #include "cuda/hostarray/engine.h"
 #include "dist/layout.h"
@@ -83,7 +84,7 @@ static int factor(const dlg_blacs *b, const dlg_grid *g, dlg_mp_call *mc,
     else
       set = 1;
   }
-  if (!dlg_mp_all(b, g, set)) {
+  if (!dlg_mp_vote(b, g, mc, set)) {
     if (set) snprintf(why, len, "cuSOLVERMp's setup failed on another rank");
   } else if ((r = c->kind == DLG_DIST_POTRF
                       ? dlg_mp.potrf(handle, FILL_LOWER, c->n, a, 1, 1, desc, type,
@@ -101,7 +102,7 @@ static int factor(const dlg_blacs *b, const dlg_grid *g, dlg_mp_call *mc,
     snprintf(why, len, "cuSOLVERMp's %s failed (%s)", c->origin,
              r ? "its status" : dlg_cuda_error(e));
   else
-    ok = 1;
+    ok = 1, mc->t_lib = dlg_now();
   if (work) cu->MemFreeAsync(work, s);
   if (desc) dlg_mp.desc_destroy(desc);
   cu->StreamSynchronize(s);
@@ -215,7 +216,7 @@ int dlg_dist_mp_run(const dlg_blacs *b, const dlg_grid *g, const dlg_dist_call *
     }
   }
   if (d) mc.trip.cu->MemFreeAsync(d, mc.stream);
-  snprintf(where, where_len, "cuda:%d", mc.trip.dev->ordinal);
+  dlg_mp_where(&mc, "cuSOLVERMp", where, where_len);
   dlg_mp_end(&mc);
   free(aux), free(whole);
   return taken;

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include "core/config.h"
+#include "core/calllog.h"
 #include "core/errors.h"
 #include "cuda/device/driver.h"
 #include "cuda/hostarray/engine.h"
@@ -95,7 +96,7 @@ static int multiply(const dlg_blacs *b, const dlg_grid *g, dlg_mp_call *mc,
     snprintf(why, len, "no memory for cuBLASMp's workspace (%zu + %zu bytes)", dbytes, hbytes);
   else
     set = 1;
-  if (!dlg_mp_all(b, g, set)) {
+  if (!dlg_mp_vote(b, g, mc, set)) {
     if (set) snprintf(why, len, "cuBLASMp's setup failed on another rank");
   } else if ((r = dlg_mp.gemm(mc->handle, ta, tb, c->m, c->n, c->k, c->alpha,
                               (void *)(uintptr_t)x[0].d, 1, 1, x[0].mpdesc,
@@ -105,7 +106,7 @@ static int multiply(const dlg_blacs *b, const dlg_grid *g, dlg_mp_call *mc,
              (e = cu->StreamSynchronize(s)))
     snprintf(why, len, "cublasMpGemm failed (%s)", r ? "its status" : dlg_cuda_error(e));
   else
-    ok = 1;
+    ok = 1, mc->t_lib = dlg_now();
   if (work) cu->MemFreeAsync(work, s);
   for (i = 0; i < 3; i++)
     if (x[i].mpdesc) dlg_mp.b_desc_destroy(x[i].mpdesc);
@@ -147,7 +148,7 @@ int dlg_dist_mp_gemm(const dlg_blacs *b, const dlg_grid *g, const dlg_dist_call 
     fprintf(stderr, "dlgemm: %s: copying C back failed (%s); it is incomplete\n", c->origin,
             dlgemm_last_error());
   if (x[0].d) mc.trip.cu->MemFreeAsync(x[0].d, mc.stream);
-  snprintf(where, where_len, "cuda:%d", mc.trip.dev->ordinal);
+  dlg_mp_where(&mc, "cuBLASMp", where, where_len);
   dlg_mp_end(&mc);
   return taken;
 }

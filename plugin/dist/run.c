@@ -87,7 +87,7 @@ int dlg_dist_run(const dlg_dist_call *c, int *info)
 {
   const dlg_config *cfg = dlg_config_get();
   const int potrf = c->kind == DLG_DIST_POTRF, upper = potrf && (c->uplo == 'U' || c->uplo == 'u');
-  char why[256] = "", mp_why[256] = "", store[16] = "", what[48];
+  char why[256] = "", mp_why[256] = "", store[96] = "", what[48];
   const char *engine = NULL;
   const dlg_blacs *b;
   dlg_grid g;
