@@ -25,7 +25,9 @@
 #   MPIRUN (default mpirun); OPENBLAS_DIR (default $DEVDEPS_OPENBLAS);
 #   ROUTINES (default pdgemm,pdgetrf,pdpotrf,pdgeqrf; pdgesv, pdposv too); RUN_LIMIT (seconds a run, default 900);
 #   OPENBLAS_CORETYPE (default: the fastest of OpenBLAS's own choice,
-#   Haswell, SkylakeX and Cooperlake on this CPU)
+#   Haswell, SkylakeX and Cooperlake on this CPU); PROWS: the grid's process
+#   rows (pdbench's default: 1 x 2 for 2 ranks, 2 x 2 for 4); DLGEMM_VERBOSE=1:
+#   the timed dlgemm runs say where each call's time went on each rank
 # Each dlgemm device's host model is measured first, by one rank alone on
 # it, into a fresh cache, outside the timed runs (their ranks would find
 # it measured, or measure one at a time behind the cache's lock).
@@ -89,19 +91,20 @@ for run in $runs; do
   [ $run = openblas ] || [ "$gpus" -gt 0 ] || { echo "$run: no GPU, skipped"; continue; }
   devs=0 extra=(-x DLGEMM_DEVICES=0)
   [ $run != dlgemm_1gpu ] && devs=$(seq -s ' ' 0 $((gpus - 1))) extra=()
-  [ $run = dlgemm_pblas ] && extra=(-x DLGEMM_PBLAS_BLOCK=${PBLAS_BLOCK:-1024})
+  [ $run = dlgemm_pblas ] && extra=(-x "DLGEMM_PBLAS_BLOCK=${PBLAS_BLOCK:-1024}")
   [ $run = dlgemm_resident ] && extra=(-x DLGEMM_SCALAPACK=resident)
   mp_libs= # the libraries of dlgemm_mp's cuSOLVERMp, after OpenBLAS's
   [ $run = dlgemm_mp ] && extra=(-x DLGEMM_SCALAPACK=gpu -x NCCL_NVLS_ENABLE=0) mp_libs=${MP_LIBS:-}
   {
     if [ $run = openblas ]; then
-      run "$bin" "$routines" "$n" "$nb" "$reps"
+      run "$bin" "$routines" "$n" "$nb" "$reps" ${PROWS:+"$PROWS"}
     else
       for d in $devs; do # each device's model, one rank alone on it
         ranks=1 run -x LD_PRELOAD="$lib" -x DLGEMM_DEVICES=$d -x DLGEMM_VERBOSE=1 \
           "$bin" pdgemm 2048 "$nb" 1 2>&1 | grep -m1 "host model"
       done
-      run -x LD_PRELOAD="$lib" "${extra[@]}" "$bin" "$routines" "$n" "$nb" "$reps"
+      run -x LD_PRELOAD="$lib" ${DLGEMM_VERBOSE:+-x DLGEMM_VERBOSE} "${extra[@]}" "$bin" \
+        "$routines" "$n" "$nb" "$reps" ${PROWS:+"$PROWS"}
     fi
   } 2>&1 | tee "$out/pdbench_$run.txt"
 done

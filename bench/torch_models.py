@@ -291,6 +291,8 @@ def classes(names, cmd, log=None):
 
 def driver(args):
     names = args.only.split(",") if args.only else list(ALL)
+    if args.out:
+        os.makedirs(args.out, exist_ok=True)
     log = open(os.path.join(args.out, "torch_models_children.log"), "w") if args.out else None
     cmd = [sys.executable, os.path.abspath(__file__), "--child", ",".join(names)]
     if args.toggle:
