@@ -51,6 +51,15 @@ typedef struct dlg_dgemm_args {
                                                               : DLG_DGEMM_BK * ((ROWS) + 4))
 #define DLG_DGEMM_STAGE_DOUBLES (DLG_DGEMM_TILE(DLG_DGEMM_BM) + DLG_DGEMM_TILE(DLG_DGEMM_BN))
 #define DLG_DGEMM_SMEM (DLG_DGEMM_STAGES * DLG_DGEMM_STAGE_DOUBLES * 8)
+/* The thin tiles (dgemm_dmma.cu's thin kernels, cp.async only): C 32
+ * rows by 128 columns (dlg_dgemm_thin_m_*) or 128 by 32 (_thin_n_*), each
+ * of the four warps a 32 x 32 block of C, for products with a side of a
+ * few dozen, which the 128 x 64 tile would mostly leave empty (dgemm.c
+ * says when). */
+#define DLG_DGEMM_THIN 32
+#define DLG_DGEMM_THICK 128
+#define DLG_DGEMM_THIN_SMEM \
+  (DLG_DGEMM_STAGES * (DLG_DGEMM_TILE(DLG_DGEMM_THIN) + DLG_DGEMM_TILE(DLG_DGEMM_THICK)) * 8)
 /* The TMA kernel (dgemm_tma.cu, sm_90): four stages of dense, swizzled
  * tiles, two mbarriers a stage, the boxes' coordinates, and room to put
  * the stages on a 1024-byte boundary; two blocks still fit an SM (2 x 99

@@ -55,8 +55,7 @@
 
 namespace dmma {
 
-enum { NSTAGES = DLG_DGEMM_STAGES, TILE_A = DLG_DGEMM_TILE(DLG_DGEMM_BM),
-       STAGE = DLG_DGEMM_STAGE_DOUBLES,
+enum { NSTAGES = DLG_DGEMM_STAGES,
        KS = TBK / MK /* k-steps per stage: even, so a tile starts in fragment buffer 0 */ };
 
 /* Copy 16 bytes, of which `bytes` (0, 8 or 16) from src and the rest zero. */
@@ -160,56 +159,59 @@ static __device__ __forceinline__ double frag(const double *s, int row, int kk)
  * a and b the batch entry's operands, into C (c: the entry's) when
  * seg.slot() < 0, else as a dense TBM x TBN part into the split last
  * wave's workspace entry seg.slot(), addressed as if it were C, without
- * beta (whole_k and segment, below, are the two kinds of seg). */
-template <bool A_KC, bool B_KC, typename SEG>
+ * beta (whole_k and segment, below, are the two kinds of seg).  S: the
+ * tile's shape (dgemm_tile.cuh), wide or thin. */
+template <bool A_KC, bool B_KC, typename S, typename SEG>
 static __device__ __forceinline__ void tile_product(const dlg_dgemm_args &p, const double *a,
                                                     const double *b, double *c, SEG seg)
 {
   extern __shared__ __align__(16) double smem[];
   const int m0 = seg.m0(), n0 = seg.n0();
   const int lane = (int)threadIdx.x % 32, warp = (int)threadIdx.x / 32;
-  const int wm = (warp % WARPS_M) * WTM, wn = (warp / WARPS_M) * WTN;
+  const int wm = (warp % S::WM) * S::TM, wn = (warp / S::WM) * S::TN;
   const int tiles = (seg.k(p) + TBK - 1) / TBK;
   const int g = lane / 4, q4 = lane % 4;
   /* the operands at the range's first k */
   auto at_k = [&](const double *x, bool kc, long long ld) {
     return x + (kc ? seg.kbeg(p) : (long long)seg.kbeg(p) * ld);
   };
-  double acc[MI][NJ][CE];
-  double fa[2][MI][AE], fb[2][NJ][BE]; /* fragments: the k-step computed, the next one */
+  double acc[S::I][S::J][CE];
+  double fa[2][S::I][AE], fb[2][S::J][BE]; /* fragments: the k-step computed, the next one */
 
   zero(acc);
-  if (seg.whole && p.beta != 0.0) prefetch_c(c, p.ldc, m0, n0, p.m, p.n);
+  if (seg.whole && p.beta != 0.0) prefetch_c<S::BM, S::BN>(c, p.ldc, m0, n0, p.m, p.n);
 
   /* op(B)'s rows are B's columns: B^T is stored like A, k-contiguous when B is. */
-  tile_walk<A_KC, TBM> wa;
-  tile_walk<B_KC, TBN> wb;
+  tile_walk<A_KC, S::BM> wa;
+  tile_walk<B_KC, S::BN> wb;
   wa.init(at_k(a, A_KC, p.lda), p.lda, m0);
   wb.init(at_k(b, B_KC, p.ldb), p.ldb, n0);
   /* tiles 0 .. inside - 1 take the fast copy (block-uniform) */
-  const int inside = p.vec_a && p.vec_b && m0 + TBM <= p.m && n0 + TBN <= p.n ? seg.k(p) / TBK : 0;
+  const int inside =
+      p.vec_a && p.vec_b && m0 + S::BM <= p.m && n0 + S::BN <= p.n ? seg.k(p) / TBK : 0;
   auto load_stage = [&](int t) {
-    double *s = smem + (t % NSTAGES) * STAGE;
+    double *s = smem + (t % NSTAGES) * S::DOUBLES;
     if (t < inside) {
       wa.copy(s, t);
-      wb.copy(s + TILE_A, t);
+      wb.copy(s + S::A_TILE, t);
     } else {
-      load_tile<A_KC, TBM>(s, at_k(a, A_KC, p.lda), p.lda, m0, p.m, t * TBK, seg.k(p), p.vec_a);
-      load_tile<B_KC, TBN>(s + TILE_A, at_k(b, B_KC, p.ldb), p.ldb, n0, p.n, t * TBK, seg.k(p),
+      load_tile<A_KC, S::BM>(s, at_k(a, A_KC, p.lda), p.lda, m0, p.m, t * TBK, seg.k(p), p.vec_a);
+      load_tile<B_KC, S::BN>(s + S::A_TILE, at_k(b, B_KC, p.ldb), p.ldb, n0, p.n, t * TBK, seg.k(p),
                            p.vec_b);
     }
   };
   auto load_frags = [&](int buf, int t, int k0) {
-    const double *sa = smem + (t % NSTAGES) * STAGE, *sb = sa + TILE_A;
+    const double *sa = smem + (t % NSTAGES) * S::DOUBLES, *sb = sa + S::A_TILE;
 #pragma unroll
-    for (int j = 0; j < NJ; j++)
+    for (int j = 0; j < S::J; j++)
 #pragma unroll
-      for (int e = 0; e < BE; e++) fb[buf][j][e] = frag<B_KC, TBN>(sb, wn + j * 8 + g, k0 + q4 + 4 * e);
+      for (int e = 0; e < BE; e++)
+        fb[buf][j][e] = frag<B_KC, S::BN>(sb, wn + j * 8 + g, k0 + q4 + 4 * e);
 #pragma unroll
-    for (int i = 0; i < MI; i++)
+    for (int i = 0; i < S::I; i++)
 #pragma unroll
       for (int e = 0; e < AE; e++)
-        fa[buf][i][e] = frag<A_KC, TBM>(sa, wm + i * MM + g + 8 * (e % 2), k0 + q4 + 4 * (e / 2));
+        fa[buf][i][e] = frag<A_KC, S::BM>(sa, wm + i * MM + g + 8 * (e % 2), k0 + q4 + 4 * (e / 2));
   };
 
 #pragma unroll
@@ -239,8 +241,9 @@ static __device__ __forceinline__ void tile_product(const dlg_dgemm_args &p, con
 
   const int at = seg.slot(p);
   const bool part = at >= 0;
-  double *const oc = part ? p.tail_work + (long long)at * TBM * TBN - m0 - (long long)n0 * TBM : c;
-  store_c(oc, part ? TBM : p.ldc, part ? m0 + TBM : p.m, part ? n0 + TBN : p.n, p.alpha,
+  double *const oc =
+      part ? p.tail_work + (long long)at * S::BM * S::BN - m0 - (long long)n0 * S::BM : c;
+  store_c(oc, part ? S::BM : p.ldc, part ? m0 + S::BM : p.m, part ? n0 + S::BN : p.n, p.alpha,
           part ? 0.0 : p.beta, acc, [&](int i, int j, int e, int &row, int &col) {
             row = m0 + wm + i * MM + g + 8 * (e / 2), col = n0 + wn + j * 8 + q4 * 2 + e % 2;
           });
@@ -248,13 +251,14 @@ static __device__ __forceinline__ void tile_product(const dlg_dgemm_args &p, con
 
 /* The data-parallel kernel: block L computes tile L whole, batch entry
  * blockIdx.z. */
-template <bool A_KC, bool B_KC>
+template <bool A_KC, bool B_KC, typename S>
 static __device__ __forceinline__ void gemm(const dlg_dgemm_args &p)
 {
   const long long z = blockIdx.z;
   int m0, n0;
-  tile_at(p, (int)blockIdx.x, m0, n0);
-  tile_product<A_KC, B_KC>(p, p.a + z * p.sa, p.b + z * p.sb, p.c + z * p.sc, whole_k{m0, n0});
+  tile_at<S::BM, S::BN>(p, (int)blockIdx.x, m0, n0);
+  tile_product<A_KC, B_KC, S>(p, p.a + z * p.sa, p.b + z * p.sb, p.c + z * p.sc,
+                              whole_k{m0, n0});
 }
 
 /* The last wave split along k: the data-parallel kernel's full waves, and
@@ -275,7 +279,7 @@ static __device__ __forceinline__ void gemm_tail(const dlg_dgemm_args &p)
   const int t = j < 0 ? (int)blockIdx.x : dp + j / s;
   int m0, n0;
   tile_at(p, t, m0, n0);
-  tile_product<A_KC, B_KC>(p, p.a, p.b, p.c, segment{m0, n0, j < 0});
+  tile_product<A_KC, B_KC, wide>(p, p.a, p.b, p.c, segment{m0, n0, j < 0});
   if (j < 0) return;
   tail_finish(p);
 }
@@ -286,7 +290,7 @@ static __device__ __forceinline__ void gemm_tail(const dlg_dgemm_args &p)
   extern "C" __global__ void __launch_bounds__(DLG_DGEMM_THREADS, DLG_DGEMM_BLOCKS_PER_SM) \
       NAME(dlg_dgemm_args p)                                                           \
   {                                                                                    \
-    dmma::gemm<AKC, BKC>(p);                                                           \
+    dmma::gemm<AKC, BKC, dmma::wide>(p);                                               \
   }
 #define DLG_DGEMM_TAIL(NAME, AKC, BKC)                                                 \
   extern "C" __global__ void __launch_bounds__(DLG_DGEMM_THREADS, DLG_DGEMM_BLOCKS_PER_SM) \
@@ -306,8 +310,26 @@ DLG_DGEMM_TAIL(dlg_dgemm_tail_rr, false, false)
 DLG_DGEMM_TAIL(dlg_dgemm_tail_rk, false, true)
 DLG_DGEMM_TAIL(dlg_dgemm_tail_kr, true, false)
 DLG_DGEMM_TAIL(dlg_dgemm_tail_kk, true, true)
+/* The thin tiles (dgemm_args.h), dlg_dgemm_thin_<m|n>_<ab>: data-parallel
+ * and split-K only (their products are few tiles over a long k, which
+ * split-K already cuts). */
+#define DLG_DGEMM_THIN_KERNEL(NAME, AKC, BKC, S)                                        \
+  extern "C" __global__ void __launch_bounds__(DLG_DGEMM_THREADS, DLG_DGEMM_BLOCKS_PER_SM) \
+      NAME(dlg_dgemm_args p)                                                           \
+  {                                                                                    \
+    dmma::gemm<AKC, BKC, dmma::S>(p);                                                  \
+  }
+DLG_DGEMM_THIN_KERNEL(dlg_dgemm_thin_m_rr, false, false, thin_m)
+DLG_DGEMM_THIN_KERNEL(dlg_dgemm_thin_m_rk, false, true, thin_m)
+DLG_DGEMM_THIN_KERNEL(dlg_dgemm_thin_m_kr, true, false, thin_m)
+DLG_DGEMM_THIN_KERNEL(dlg_dgemm_thin_m_kk, true, true, thin_m)
+DLG_DGEMM_THIN_KERNEL(dlg_dgemm_thin_n_rr, false, false, thin_n)
+DLG_DGEMM_THIN_KERNEL(dlg_dgemm_thin_n_rk, false, true, thin_n)
+DLG_DGEMM_THIN_KERNEL(dlg_dgemm_thin_n_kr, true, false, thin_n)
+DLG_DGEMM_THIN_KERNEL(dlg_dgemm_thin_n_kk, true, true, thin_n)
 #undef DLG_DGEMM_KERNEL
 #undef DLG_DGEMM_TAIL
+#undef DLG_DGEMM_THIN_KERNEL
 
 /* Split-K's second pass (dgemm.c): C = the sum of the splits' partial
  * products (each alpha op(A) op(B) over its range of k, m x n column-major,

@@ -72,55 +72,78 @@ static __device__ __forceinline__ void dmma(double (&d)[2], const double (&a)[1]
 enum { MI = WTM / MM, NJ = WTN / 8, /* DMMA tiles of a warp along m and n */
        AE = MM * MK / 32, BE = 8 * MK / 32, CE = MM * 8 / 32 /* per-lane elements */ };
 
+/* A tile of BM_ x BN_ for the cp.async kernel: the 128 x 64 one above
+ * (two warps along m, each 64 x 32) or a thin one (dgemm_args.h), whose
+ * four warps lie along its long side, each 32 x 32: a warp then holds 32
+ * accumulators, not 64, and reads 2 fragment doubles a DMMA instead of
+ * 1.5, still under half of what shared memory gives an SM per cycle at
+ * the DMMA rate. */
+template <int BM_, int BN_> struct shape {
+  enum { BM = BM_, BN = BN_, WM = BM_ == TBM && BN_ == TBN ? WARPS_M : BM_ / DLG_DGEMM_THIN,
+         TM = BM_ / WM, TN = BN_ / (NTHREADS / 32 / WM), I = TM / MM, J = TN / 8,
+         A_TILE = DLG_DGEMM_TILE(BM_), DOUBLES = A_TILE + DLG_DGEMM_TILE(BN_) };
+  static_assert(TM % MM == 0 && TN % 8 == 0 && (NTHREADS / 32) % WM == 0, "whole DMMA tiles");
+};
+typedef shape<TBM, TBN> wide;
+typedef shape<DLG_DGEMM_THIN, DLG_DGEMM_THICK> thin_m;
+typedef shape<DLG_DGEMM_THICK, DLG_DGEMM_THIN> thin_n;
+
 /* The block's tile of C (beta != 0) asked into L2 before the main loop, so
  * that the epilogue's reads find it there: in a rank-64 update the main
  * loop is four stages and the epilogue's C traffic is most of the time.
  * Each column of the tile is 1 KB, eight 128-byte lines (nine when C is
  * not aligned to them): thread t asks for lines t % 2 * 4 .. + 3 of column
  * t / 2, and the last row for the ninth.  Only addresses inside C. */
-static_assert(2 * TBN == NTHREADS, "prefetch_c: two threads a column of the tile");
+template <int BM = TBM, int BN = TBN>
 static __device__ __forceinline__ void prefetch_c(const double *c, long long ldc, int m0, int n0,
                                                   int m, int n)
 {
-  const int col = n0 + (int)threadIdx.x / 2, rows = min(TBM, m - m0);
+  /* threads a column of the tile, 128-byte lines a thread */
+  enum { PER_COL = NTHREADS / BN, LINES = BM / 16 / PER_COL };
+  static_assert(PER_COL >= 1 && LINES >= 1, "prefetch_c: every column of the tile");
+  const int col = n0 + (int)threadIdx.x / PER_COL, rows = min(BM, m - m0);
   const double *cp = c + m0 + (long long)col * ldc;
   if (col >= n) return;
 #pragma unroll
-  for (int l = 0; l < 4; l++) {
-    const int r = ((int)threadIdx.x % 2 * 4 + l) * 16;
+  for (int l = 0; l < LINES; l++) {
+    const int r = ((int)threadIdx.x % PER_COL * LINES + l) * 16;
     if (r < rows) asm volatile("prefetch.global.L2 [%0];\n" ::"l"(cp + r));
   }
-  if (threadIdx.x % 2) asm volatile("prefetch.global.L2 [%0];\n" ::"l"(cp + rows - 1));
+  if ((int)threadIdx.x % PER_COL == PER_COL - 1)
+    asm volatile("prefetch.global.L2 [%0];\n" ::"l"(cp + rows - 1));
 }
 
 /* C's tile t in the blocks' walk: bands of DLG_DGEMM_BAND tile columns,
  * each walked across the band first and then down m (the last band may be
  * narrower). */
+template <int BM = TBM, int BN = TBN>
 static __device__ __forceinline__ void tile_at(const dlg_dgemm_args &p, int t, int &m0, int &n0)
 {
-  const int gm = (p.m + TBM - 1) / TBM, gn = (p.n + TBN - 1) / TBN;
+  const int gm = (p.m + BM - 1) / BM, gn = (p.n + BN - 1) / BN;
   const int per_band = DLG_DGEMM_BAND * gm, band = t / per_band, in_band = t % per_band,
             width = min(DLG_DGEMM_BAND, gn - band * DLG_DGEMM_BAND);
-  m0 = (in_band / width) * TBM, n0 = (band * DLG_DGEMM_BAND + in_band % width) * TBN;
+  m0 = (in_band / width) * BM, n0 = (band * DLG_DGEMM_BAND + in_band % width) * BN;
 }
 
 /* A warp's accumulators zeroed, and one k-step of its DMMA tiles. */
-static __device__ __forceinline__ void zero(double (&acc)[MI][NJ][CE])
+template <int I, int J>
+static __device__ __forceinline__ void zero(double (&acc)[I][J][CE])
 {
 #pragma unroll
-  for (int i = 0; i < MI; i++)
+  for (int i = 0; i < I; i++)
 #pragma unroll
-    for (int j = 0; j < NJ; j++)
+    for (int j = 0; j < J; j++)
 #pragma unroll
       for (int e = 0; e < CE; e++) acc[i][j][e] = 0.0;
 }
-static __device__ __forceinline__ void products(double (&acc)[MI][NJ][CE], const double (&fa)[MI][AE],
-                                                const double (&fb)[NJ][BE])
+template <int I, int J>
+static __device__ __forceinline__ void products(double (&acc)[I][J][CE], const double (&fa)[I][AE],
+                                                const double (&fb)[J][BE])
 {
 #pragma unroll
-  for (int i = 0; i < MI; i++)
+  for (int i = 0; i < I; i++)
 #pragma unroll
-    for (int j = 0; j < NJ; j++) dmma(acc[i][j], fa[i], fb[j]);
+    for (int j = 0; j < J; j++) dmma(acc[i][j], fa[i], fb[j]);
 }
 
 /* The epilogue: the accumulators times alpha, plus beta times C, into
@@ -132,18 +155,18 @@ static __device__ __forceinline__ void products(double (&acc)[MI][NJ][CE], const
  * its beta == 0 speed).  beta == 0 never reads C.  The two loops are
  * written out: one walk passed a reading and a writing lambda made each
  * kernel 112 instructions longer. */
-template <typename AT>
+template <int I, int J, typename AT>
 static __device__ __forceinline__ void store_c(double *oc, long long ldc, int om, int on,
                                                double alpha, double beta,
-                                               const double (&acc)[MI][NJ][CE], AT at)
+                                               const double (&acc)[I][J][CE], AT at)
 {
 #pragma unroll
-  for (int i = 0; i < MI; i++) {
-    double old[NJ][CE];
+  for (int i = 0; i < I; i++) {
+    double old[J][CE];
 #pragma unroll
     for (int e = 0; e < CE; e++)
 #pragma unroll
-      for (int j = 0; j < NJ; j++) {
+      for (int j = 0; j < J; j++) {
         int row, col;
         at(i, j, e, row, col);
         old[j][e] = beta != 0.0 && row < om && col < on ? oc[row + (long long)col * ldc] : 0.0;
@@ -151,7 +174,7 @@ static __device__ __forceinline__ void store_c(double *oc, long long ldc, int om
 #pragma unroll
     for (int e = 0; e < CE; e++)
 #pragma unroll
-      for (int j = 0; j < NJ; j++) {
+      for (int j = 0; j < J; j++) {
         int row, col;
         at(i, j, e, row, col);
         if (row < om && col < on)

@@ -5,7 +5,8 @@
  * fed by cp.async, for the rest (other chips, misaligned operands,
  * split-K).
  *
- * One tile shape: the kernels exist for the host-array engine's large
+ * A 128 x 64 tile, and two thin ones for products with a side of a few
+ * dozen (shape_for): the kernels exist for the host-array engine's large
  * tiles, float64 tensors and the factorizations; what they need to know is
  * the orientation (orient.h), which operands allow 16-byte copies, whether
  * k is long enough against C's tiles to be split, and whether the grid's
@@ -23,11 +24,42 @@
 #include "cuda/device/kernels.h"
 #include "cuda/device/orient.h"
 
-/* C's tiles: the kernel's grid is one-dimensional over them. */
-static long long tiles_of(const dlg_dgemm_args *a)
+/* The tiles: the 128 x 64 one of both kernels, and the cp.async kernel's
+ * thin ones (dgemm_args.h), 32 x 128 and 128 x 32. */
+enum { WIDE, THIN_M, THIN_N };
+static const struct { int bm, bn; } shapes[3] = {{DLG_DGEMM_BM, DLG_DGEMM_BN},
+                                                 {DLG_DGEMM_THIN, DLG_DGEMM_THICK},
+                                                 {DLG_DGEMM_THICK, DLG_DGEMM_THIN}};
+
+/* C's tiles of a shape: the kernel's grid is one-dimensional over them. */
+static long long tiles_in(const dlg_dgemm_args *a, int sh)
 {
-  return (long long)((a->m + DLG_DGEMM_BM - 1) / DLG_DGEMM_BM) *
-         ((a->n + DLG_DGEMM_BN - 1) / DLG_DGEMM_BN);
+  const int bm = shapes[sh].bm, bn = shapes[sh].bn;
+  return (long long)((a->m + bm - 1) / bm) * ((a->n + bn - 1) / bn);
+}
+static long long tiles_of(const dlg_dgemm_args *a) { return tiles_in(a, WIDE); }
+
+/* The share of a shape's tiles that C fills. */
+static double filled(const dlg_dgemm_args *a, int sh)
+{
+  return (double)a->m * a->n / ((double)tiles_in(a, sh) * shapes[sh].bm * shapes[sh].bn);
+}
+
+/* The tile shape.  One 128 x 64 tile for every product left most of it
+ * empty where a side is a few dozen: m = 16-64 with n = k = 4096 ran at
+ * 0.27-0.38 of cuBLAS on an H200 (bench/NOTES.md, session 30), m = 32
+ * filling a quarter of each tile.  A thin tile is taken where it fills a
+ * quarter more of its area with C (m = 32: all of it against a quarter;
+ * m = 96 or n = 24: 1.33x); its warps read a third more from shared memory
+ * a DMMA, so near a tie the wide tile, which TMA can feed, stays.
+ * DLGEMM_DGEMM_THIN=on takes the better-filled thin tile for every product
+ * (tests), off never. */
+static int shape_for(const dlg_dgemm_args *a)
+{
+  const int mode = dlg_config_get()->dgemm_thin;
+  const int thin = filled(a, THIN_M) >= filled(a, THIN_N) ? THIN_M : THIN_N;
+  if (mode == 0 || a->k == 0) return WIDE;
+  return mode > 0 || filled(a, thin) >= 1.25 * filled(a, WIDE) ? thin : WIDE;
 }
 
 /* Split-K: a grid of C's tiles that leaves most of the chip idle while
@@ -35,9 +67,10 @@ static long long tiles_of(const dlg_dgemm_args *a)
  * thousands, one block for 16384 of k) is cut along k instead, into
  * chunks that fill about one wave (DLG_DGEMM_BLOCKS_PER_SM blocks per SM),
  * each at least 256 of k. */
-static int splits_for(const dlg_cuda_device *dev, const dlg_dgemm_args *a, long long batch)
+static int splits_for(const dlg_cuda_device *dev, const dlg_dgemm_args *a, long long batch,
+                      int sh)
 {
-  const long long tiles = tiles_of(a), wave = (long long)dev->sms * DLG_DGEMM_BLOCKS_PER_SM;
+  const long long tiles = tiles_in(a, sh), wave = (long long)dev->sms * DLG_DGEMM_BLOCKS_PER_SM;
   long long s;
   if (batch != 1 || a->k < 1024 || 2 * tiles > wave || dlg_cuda_lean()) return 1;
   s = wave / tiles;
@@ -121,12 +154,14 @@ static CUresult launch_tail(const dlg_cuda_api *cu, const dlg_cuda_device *dev, 
   return rc;
 }
 
-static CUresult launch(const dlg_cuda_api *cu, const dlg_cuda_device *dev, int kernel,
+static CUresult launch(const dlg_cuda_api *cu, const dlg_cuda_device *dev, int sh, int kernel,
                        dlg_dgemm_args p, long long batch, CUstream stream)
 {
   void *params[] = {&p};
-  return cu->LaunchKernel(dev->dgemm[kernel], (unsigned)tiles_of(&p), 1, (unsigned)batch,
-                          DLG_DGEMM_THREADS, 1, 1, DLG_DGEMM_SMEM, stream, params, NULL);
+  return cu->LaunchKernel(sh == WIDE ? dev->dgemm[kernel] : dev->dgemm_thin[sh - THIN_M][kernel],
+                          (unsigned)tiles_in(&p, sh), 1, (unsigned)batch, DLG_DGEMM_THREADS, 1,
+                          1, sh == WIDE ? DLG_DGEMM_SMEM : DLG_DGEMM_THIN_SMEM, stream, params,
+                          NULL);
 }
 
 /* TMA's view of one operand of the TMA kernel (dgemm_tma.cu), 128-byte
@@ -207,7 +242,7 @@ static int launch_tma(const dlg_cuda_api *cu, const dlg_cuda_device *dev, int ke
 
 /* The chunks of k as a batch of products (strided along k, not across
  * matrices) into pooled partial sums, the last chunk shorter, then C. */
-static CUresult launch_split(const dlg_cuda_api *cu, dlg_cuda_device *dev, int kernel,
+static CUresult launch_split(const dlg_cuda_api *cu, dlg_cuda_device *dev, int sh, int kernel,
                              const dlg_dgemm_args *a, const dlg_operand *op1,
                              const dlg_operand *op2, int splits, CUstream stream)
 {
@@ -224,11 +259,11 @@ static CUresult launch_split(const dlg_cuda_api *cu, dlg_cuda_device *dev, int k
   p.k = (int)kchunk, p.beta = 0.0, p.c = w, p.ldc = m, p.sc = mn;
   p.sa = op1->kc ? kchunk : kchunk * op1->ld;
   p.sb = op2->kc ? kchunk : kchunk * op2->ld;
-  if (last) r = launch(cu, dev, kernel, p, last, stream);
+  if (last) r = launch(cu, dev, sh, kernel, p, last, stream);
   if (!r) {
     p.k = (int)(a->k - last * kchunk);
     p.a += last * p.sa, p.b += last * p.sb, p.c += last * mn;
-    r = launch(cu, dev, kernel, p, 1, stream);
+    r = launch(cu, dev, sh, kernel, p, 1, stream);
   }
   if (!r) {
     void *rp[] = {&w, (void *)&a->c, &m, &n, &parts, (void *)&a->ldc, (void *)&a->beta};
@@ -247,7 +282,7 @@ dlgemm_status dlg_cuda_dgemm(dlg_cuda_device *dev, const dlg_gemm *g, CUstream s
   dlg_dgemm_args a;
   int64_t m, n;
   long long b0;
-  int kernel, splits, tail = 0, tma = 0;
+  int kernel, splits, tail = 0, tma = 0, sh;
   long long dp = 0;
   CUresult r = CUDA_SUCCESS;
   dlgemm_status st;
@@ -268,11 +303,13 @@ dlgemm_status dlg_cuda_dgemm(dlg_cuda_device *dev, const dlg_gemm *g, CUstream s
   a.b = (const double *)op2.data, a.ldb = op2.ld, a.sb = op2.bs, a.vec_b = op2.vec;
   a.c = (double *)g->c.data, a.ldc = dlg_ld(&g->c), a.sc = g->c.bs;
   kernel = op1.kc * 2 + op2.kc;
-  splits = splits_for(dev, &a, g->batch);
-  if (splits == 1) tail = tail_splits(dev, &a, g->batch, &dp);
+  sh = shape_for(&a);
+  splits = splits_for(dev, &a, g->batch, sh);
+  if (splits == 1 && sh == WIDE) tail = tail_splits(dev, &a, g->batch, &dp);
   if (splits > 1) {
-    r = launch_split(cu, dev, kernel, &a, &op1, &op2, splits, stream);
-  } else if ((tma = launch_tma(cu, dev, kernel, &a, &op1, &op2, g->batch, tail, dp, stream, &r))) {
+    r = launch_split(cu, dev, sh, kernel, &a, &op1, &op2, splits, stream);
+  } else if (sh == WIDE && (tma = launch_tma(cu, dev, kernel, &a, &op1, &op2, g->batch, tail,
+                                             dp, stream, &r))) {
     /* launched */
   } else if (tail > 1) {
     r = launch_tail(cu, dev, dev->dgemm_tail[kernel], &a, NULL, NULL, NULL, dp, tail, stream);
@@ -280,13 +317,13 @@ dlgemm_status dlg_cuda_dgemm(dlg_cuda_device *dev, const dlg_gemm *g, CUstream s
     for (b0 = 0; b0 < g->batch && !r; b0 += zmax) {
       dlg_dgemm_args p = a;
       p.a += b0 * p.sa, p.b += b0 * p.sb, p.c += b0 * p.sc;
-      r = launch(cu, dev, kernel, p, g->batch - b0 < zmax ? g->batch - b0 : zmax, stream);
+      r = launch(cu, dev, sh, kernel, p, g->batch - b0 < zmax ? g->batch - b0 : zmax, stream);
     }
   }
   if (r)
     return dlg_fail(DLGEMM_ERR_BACKEND_FAILED, "CUDA kernel launch failed: %s", dlg_cuda_error(r));
   if (dlg_config_get()->verbose) /* the DLGEMM_VERBOSE line names the kernel */
-    dlg_note("DMMA %dx%d tile%s, k in %d split(s)%s", DLG_DGEMM_BM, DLG_DGEMM_BN,
+    dlg_note("DMMA %dx%d tile%s, k in %d split(s)%s", shapes[sh].bm, shapes[sh].bn,
              tma ? " through TMA" : "", splits, tail ? ", the last wave's tiles in chunks of k" : "");
   return DLGEMM_OK;
 }

@@ -243,7 +243,7 @@ static CUresult load_simt(const dlg_cuda_api *cu, dlg_cuda_device *dev)
   return r;
 }
 
-/* The FP64 set: the DMMA kernels and their tails, the split-K reduce, and
+/* The FP64 set: the DMMA kernels, their tails and thin twins, the split-K reduce, and
  * the TMA kernels where they load (sm_90; without them the cp.async ones
  * run). */
 static CUresult load_dmma(const dlg_cuda_api *cu, dlg_cuda_device *dev)
@@ -251,12 +251,16 @@ static CUresult load_dmma(const dlg_cuda_api *cu, dlg_cuda_device *dev)
   static const char *const ab[4] = {"rr", "rk", "kr", "kk"};
   char name[40];
   CUresult r = CUDA_SUCCESS;
-  int t;
+  int t, s;
   for (t = 0; !r && t < 4; t++) {
     snprintf(name, sizeof name, "dlg_dgemm_dmma_%s", ab[t]);
     r = get_kernel(cu, dev, "dgemm_dmma", name, DLG_DGEMM_SMEM, &dev->dgemm[t]);
     snprintf(name, sizeof name, "dlg_dgemm_tail_%s", ab[t]);
     if (!r) r = get_kernel(cu, dev, "dgemm_dmma", name, DLG_DGEMM_SMEM, &dev->dgemm_tail[t]);
+    for (s = 0; !r && s < 2; s++) {
+      snprintf(name, sizeof name, "dlg_dgemm_thin_%c_%s", "mn"[s], ab[t]);
+      r = get_kernel(cu, dev, "dgemm_dmma", name, DLG_DGEMM_THIN_SMEM, &dev->dgemm_thin[s][t]);
+    }
   }
   if (!r)
     r = get_kernel(cu, dev, "dgemm_dmma", "dlg_dgemm_splitk_reduce", 0, &dev->dgemm_splitk_reduce);
