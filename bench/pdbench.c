@@ -34,15 +34,19 @@
  *                     calls its own PDGETRF / PDPOTRF inside, through the
  *                     dynamic linker, so a preloaded one takes them too
  * Entries are a hash of their global position, the same whatever the grid.
+ * Filling and checking run on PDBENCH_THREADS threads a rank (default: the
+ * node's cores over its ranks, at most 32), outside the timed calls.
  * Exits 1 when a residual or an info fails.
  */
 #include <float.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 /* BLACS's C interface and ScaLAPACK's Fortran one (hidden CHARACTER
  * lengths last); PBLAS routines are C and take none. */
@@ -96,6 +100,48 @@ static double now(void)
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* --- the host's part: [0, n) split among threads ----------------------------
+ * At n = 65536 one core took most of a benchmark step to fill a rank's 17
+ * GB, copy it and form the residual's products (a 2-rank step did not finish
+ * inside a 10-minute device call, session 30).  Each thread takes a range
+ * of columns or of local rows, so no two write the same entry, and every
+ * sum is added in the order one thread would: the results do not change. */
+typedef struct span {
+  void (*fn)(void *, int64_t, int64_t);
+  void *ctx;
+  int64_t lo, hi;
+} span;
+
+static void *span_run(void *p)
+{
+  span *s = p;
+  s->fn(s->ctx, s->lo, s->hi);
+  return NULL;
+}
+
+static int threads(void)
+{
+  const char *e = getenv("PDBENCH_THREADS"), *r = getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
+  const long cores = sysconf(_SC_NPROCESSORS_ONLN), ranks = r && atoi(r) > 0 ? atoi(r) : 1;
+  long t = e && atoi(e) > 0 ? atol(e) : cores / ranks;
+  return t < 1 ? 1 : t > 32 ? 32 : (int)t;
+}
+
+static void in_parallel(int64_t n, void (*fn)(void *, int64_t, int64_t), void *ctx)
+{
+  span s[32];
+  pthread_t t[32];
+  int k = threads(), i, made[32] = {0};
+  if (k > n) k = n > 0 ? (int)n : 1;
+  for (i = 0; i < k; i++) {
+    s[i] = (span){fn, ctx, n * i / k, n * (i + 1) / k};
+    made[i] = i > 0 && pthread_create(&t[i], NULL, span_run, &s[i]) == 0;
+  }
+  span_run(&s[0]);
+  for (i = 1; i < k; i++) /* a thread not made: its range here */
+    made[i] ? pthread_join(t[i], NULL) : (void)span_run(&s[i]);
+}
+
 static int make(const grid *g, int cols, dist *d)
 {
   int info;
@@ -116,24 +162,54 @@ static double entry(uint64_t which, int64_t i, int64_t j)
   return (double)((z ^ (z >> 31)) >> 11) * (1.0 / 9007199254740992.0) - 0.5;
 }
 
-/* spd: entry (i, j) is entry (min, max), n added on the diagonal */
-static void fill(const grid *g, dist *d, uint64_t which, int spd)
+typedef struct fill_job {
+  const grid *g;
+  dist *d;
+  uint64_t which;
+  int spd;
+} fill_job;
+
+static void fill_cols(void *p, int64_t lo, int64_t hi)
 {
+  const fill_job *f = p;
+  const grid *g = f->g;
+  dist *d = f->d;
+  const uint64_t which = f->which;
+  const int spd = f->spd;
   const size_t ld = (size_t)d->desc[8];
-  int li, lj;
-  for (lj = 0; lj < d->cols; lj++) {
+  int64_t li, lj;
+  for (lj = lo; lj < hi; lj++) {
     const int64_t j = ((int64_t)(lj / g->nb) * g->q + g->col) * g->nb + lj % g->nb;
     for (li = 0; li < d->rows; li++) {
       const int64_t i = ((int64_t)(li / g->nb) * g->p + g->row) * g->nb + li % g->nb;
-      d->v[li + lj * ld] = !spd ? entry(which, i, j)
-                                : entry(which, i < j ? i : j, i < j ? j : i) + (i == j ? g->n : 0);
+      d->v[li + lj * (int64_t)ld] =
+          !spd ? entry(which, i, j)
+               : entry(which, i < j ? i : j, i < j ? j : i) + (i == j ? g->n : 0);
     }
   }
 }
 
+/* spd: entry (i, j) is entry (min, max), n added on the diagonal */
+static void fill(const grid *g, dist *d, uint64_t which, int spd)
+{
+  fill_job f = {g, d, which, spd};
+  in_parallel(d->cols, fill_cols, &f);
+}
+
+typedef struct copy_job { const dist *from; dist *to; } copy_job;
+
+static void copy_cols(void *p, int64_t lo, int64_t hi)
+{
+  const copy_job *c = p;
+  const size_t ld = (size_t)c->from->desc[8];
+  memcpy(c->to->v + (size_t)lo * ld, c->from->v + (size_t)lo * ld,
+         (size_t)(hi - lo) * ld * sizeof *c->to->v);
+}
+
 static void copy(const dist *from, dist *to)
 {
-  memcpy(to->v, from->v, (size_t)from->desc[8] * (size_t)from->cols * sizeof *to->v);
+  copy_job c = {from, to};
+  in_parallel(from->cols, copy_cols, &c);
 }
 
 /* The residuals are computed here, not by PBLAS: its C indexing is int, and
@@ -158,28 +234,62 @@ static int64_t before(int64_t at, int proc, int procs, int nb, int64_t local)
 
 enum part { ALL, LOWER, STRICT_LOWER, UPPER };
 
+typedef struct matvec_job {
+  const grid *g;
+  const dist *d;
+  enum part part;
+  int trans;
+  const double *x;
+  double *y;
+} matvec_job;
+
+/* Local columns [c0, c1) and local rows [r0, r1) of the product: a thread
+ * takes all the rows of some columns (trans: each column one sum) or all
+ * the columns of some rows (y's entries by row). */
+static void matvec_part(const matvec_job *m, int64_t c0, int64_t c1, int64_t r0, int64_t r1)
+{
+  const grid *g = m->g;
+  const dist *d = m->d;
+  const size_t ld = (size_t)d->desc[8];
+  int64_t lj, li;
+  for (lj = c0; lj < c1; lj++) {
+    const int64_t j = global_of(lj, g->col, g->q, g->nb);
+    const double *a = d->v + (size_t)lj * ld;
+    int64_t lo = m->part == LOWER          ? before(j, g->row, g->p, g->nb, d->rows)
+                 : m->part == STRICT_LOWER ? before(j + 1, g->row, g->p, g->nb, d->rows)
+                                           : 0;
+    int64_t hi = m->part == UPPER ? before(j + 1, g->row, g->p, g->nb, d->rows) : d->rows;
+    double sum = 0;
+    lo = lo > r0 ? lo : r0, hi = hi < r1 ? hi : r1;
+    for (li = lo; li < hi; li++) {
+      const int64_t i = global_of(li, g->row, g->p, g->nb);
+      if (m->trans) sum += a[li] * m->x[i];
+      else m->y[i] += a[li] * m->x[j];
+    }
+    if (m->trans) m->y[j] += sum;
+  }
+}
+
+static void matvec_cols(void *p, int64_t lo, int64_t hi)
+{
+  const matvec_job *m = p;
+  matvec_part(m, lo, hi, 0, m->d->rows);
+}
+
+static void matvec_rows(void *p, int64_t lo, int64_t hi)
+{
+  const matvec_job *m = p;
+  matvec_part(m, 0, m->d->cols, lo, hi);
+}
+
 /* y = part(A) x (trans: part(A)^T x), every vector global. */
 static void matvec(const grid *g, const dist *d, enum part part, int trans, const double *x,
                    double *y)
 {
-  const size_t ld = (size_t)d->desc[8];
-  int64_t lj, li;
+  matvec_job m = {g, d, part, trans, x, y};
   memset(y, 0, (size_t)g->n * sizeof *y);
-  for (lj = 0; lj < d->cols; lj++) {
-    const int64_t j = global_of(lj, g->col, g->q, g->nb);
-    const double *a = d->v + (size_t)lj * ld;
-    const int64_t lo = part == LOWER          ? before(j, g->row, g->p, g->nb, d->rows)
-                       : part == STRICT_LOWER ? before(j + 1, g->row, g->p, g->nb, d->rows)
-                                              : 0;
-    const int64_t hi = part == UPPER ? before(j + 1, g->row, g->p, g->nb, d->rows) : d->rows;
-    double sum = 0;
-    for (li = lo; li < hi; li++) {
-      const int64_t i = global_of(li, g->row, g->p, g->nb);
-      if (trans) sum += a[li] * x[i];
-      else y[i] += a[li] * x[j];
-    }
-    if (trans) y[j] += sum;
-  }
+  if (trans) in_parallel(d->cols, matvec_cols, &m);
+  else in_parallel(d->rows, matvec_rows, &m);
   Cdgsum2d(g->ctxt, "All", " ", g->n, 1, y, g->n, -1, -1);
 }
 
@@ -191,15 +301,28 @@ static double vnorm(const double *v, int n)
   return m;
 }
 
+typedef struct norm_job {
+  const grid *g;
+  const dist *d;
+  double *rows;
+} norm_job;
+
+static void norm_rows(void *p, int64_t lo, int64_t hi)
+{
+  const norm_job *m = p;
+  const size_t ld = (size_t)m->d->desc[8];
+  int64_t lj, li;
+  for (lj = 0; lj < m->d->cols; lj++)
+    for (li = lo; li < hi; li++)
+      m->rows[global_of(li, m->g->row, m->g->p, m->g->nb)] += fabs(m->d->v[li + (size_t)lj * ld]);
+}
+
 /* |A|_inf: the largest row sum of absolute values */
 static double norm_inf(const grid *g, const dist *d)
 {
-  const size_t ld = (size_t)d->desc[8];
   double *rows = calloc((size_t)g->n, sizeof *rows), r;
-  int64_t lj, li;
-  for (lj = 0; lj < d->cols; lj++)
-    for (li = 0; li < d->rows; li++)
-      rows[global_of(li, g->row, g->p, g->nb)] += fabs(d->v[li + (size_t)lj * ld]);
+  norm_job m = {g, d, rows};
+  in_parallel(d->rows, norm_rows, &m);
   Cdgsum2d(g->ctxt, "All", " ", g->n, 1, rows, g->n, -1, -1);
   r = vnorm(rows, g->n);
   free(rows);
