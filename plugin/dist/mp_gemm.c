@@ -20,18 +20,26 @@
 
 enum { OP_N = 0, OP_T = 1, COMPUTE_32F = 68, COMPUTE_64F = 70 };
 
-/* One operand: its local array here, its copy on the device. */
+/* One operand: its local array here, its copy on the device.  A
+ * sub-matrix at (i, j) of x rows by y columns is given to cuBLASMp as
+ * itself inside the global matrix's leading i - 1 + x by j - 1 + y block,
+ * whose local part is the local array's leading part: that part goes to
+ * the device and, for C, back (the entries outside the sub-matrix as they
+ * came, untouched by the product). */
 typedef struct operand {
   void *host;
   const int *desc;
-  int64_t m, n, rows, cols, dld; /* global m x n; local rows x cols */
+  int64_t m, n, rows, cols, dld; /* the leading block, global m x n; local rows x cols */
+  int64_t i, j;                  /* the sub-matrix's first row and column (1-based) */
   CUdeviceptr d;
   void *mpdesc;
 } operand;
 
-static operand operand_of(void *host, const int *desc, int64_t m, int64_t n, const dlg_grid *g)
+static operand operand_of(void *host, const int *desc, int64_t i, int64_t j, int64_t x, int64_t y,
+                          const dlg_grid *g)
 {
-  operand o = {host, desc, m, n, 0, 0, 0, 0, NULL};
+  const int64_t m = i - 1 + x, n = j - 1 + y;
+  operand o = {host, desc, m, n, 0, 0, 0, i, j, 0, NULL};
   o.rows = dlg_numroc(m, desc[NB_], g->row, g->p);
   o.cols = dlg_numroc(n, desc[NB_], g->col, g->q);
   o.dld = dlg_mp_dld(o.rows, desc[NB_]);
@@ -85,10 +93,10 @@ static int multiply(const dlg_blacs *b, const dlg_grid *g, dlg_mp_call *mc,
     snprintf(why, len, "cuBLASMp's setup of the call failed (%s)",
              e ? dlg_cuda_error(e) : "its status");
   else if ((r = dlg_mp.gemm_size(mc->handle, ta, tb, c->m, c->n, c->k, c->alpha,
-                                 (void *)(uintptr_t)x[0].d, 1, 1, x[0].mpdesc,
-                                 (void *)(uintptr_t)x[1].d, 1, 1, x[1].mpdesc, c->beta,
-                                 (void *)(uintptr_t)x[2].d, 1, 1, x[2].mpdesc, compute, &dbytes,
-                                 &hbytes)))
+                                 (void *)(uintptr_t)x[0].d, x[0].i, x[0].j, x[0].mpdesc,
+                                 (void *)(uintptr_t)x[1].d, x[1].i, x[1].j, x[1].mpdesc, c->beta,
+                                 (void *)(uintptr_t)x[2].d, x[2].i, x[2].j, x[2].mpdesc, compute,
+                                 &dbytes, &hbytes)))
     snprintf(why, len, "cublasMpGemm_bufferSize failed (%d)", r);
   else if (dlg_fault_injected(DLG_FAULT_WORKSPACE) ||
            cu->MemAllocFromPoolAsync(&work, dbytes ? dbytes : 1, mc->trip.dev->pool, s) ||
@@ -99,9 +107,9 @@ static int multiply(const dlg_blacs *b, const dlg_grid *g, dlg_mp_call *mc,
   if (!dlg_mp_vote(b, g, mc, set)) {
     if (set) snprintf(why, len, "cuBLASMp's setup failed on another rank");
   } else if ((r = dlg_mp.gemm(mc->handle, ta, tb, c->m, c->n, c->k, c->alpha,
-                              (void *)(uintptr_t)x[0].d, 1, 1, x[0].mpdesc,
-                              (void *)(uintptr_t)x[1].d, 1, 1, x[1].mpdesc, c->beta,
-                              (void *)(uintptr_t)x[2].d, 1, 1, x[2].mpdesc, compute,
+                              (void *)(uintptr_t)x[0].d, x[0].i, x[0].j, x[0].mpdesc,
+                              (void *)(uintptr_t)x[1].d, x[1].i, x[1].j, x[1].mpdesc, c->beta,
+                              (void *)(uintptr_t)x[2].d, x[2].i, x[2].j, x[2].mpdesc, compute,
                               (void *)(uintptr_t)work, dbytes, host_work, hbytes)) ||
              (e = cu->StreamSynchronize(s)))
     snprintf(why, len, "cublasMpGemm failed (%s)", r ? "its status" : dlg_cuda_error(e));
@@ -125,9 +133,9 @@ int dlg_dist_mp_gemm(const dlg_blacs *b, const dlg_grid *g, const dlg_dist_call 
   dlg_mp_call mc;
   size_t total = 0;
   int i, ok, taken;
-  x[0] = operand_of(c->a, c->desc, ta ? c->k : c->m, ta ? c->m : c->k, g);
-  x[1] = operand_of((void *)c->b, c->desc_b, tb ? c->n : c->k, tb ? c->k : c->n, g);
-  x[2] = operand_of(c->c, c->desc_c, c->m, c->n, g);
+  x[0] = operand_of(c->a, c->desc, c->ia, c->ja, ta ? c->k : c->m, ta ? c->m : c->k, g);
+  x[1] = operand_of((void *)c->b, c->desc_b, c->ib, c->jb, tb ? c->n : c->k, tb ? c->k : c->n, g);
+  x[2] = operand_of(c->c, c->desc_c, c->ic, c->jc, c->m, c->n, g);
   for (i = 0; i < 3; i++) usable = usable && dlg_lld_ok(x[i].desc, g->row, g->p);
   if (!dlg_mp_begin(b, g, usable, DLG_MP_BLAS, &mc, why, why_len)) return 0;
   for (i = 0; i < 3; i++) total += bytes_of(&x[i], es);

@@ -25,7 +25,7 @@
 /* The descriptors and arguments dlgemm takes; the rest, argument errors
  * included, are the next ScaLAPACK's, which reports them as it does (a
  * workspace query too). */
-static int square_blocks(const int *d, int nb, int rows, int cols)
+static int square_blocks(const int *d, int nb, int64_t rows, int64_t cols)
 {
   return d[DTYPE_] == 1 && d[MB_] == nb && d[NB_] == nb && d[RSRC_] == 0 && d[CSRC_] == 0 &&
          rows <= d[M_] && cols <= d[N_];
@@ -44,9 +44,12 @@ static const char *declined(const dlg_dist_call *c, double least)
     return "an empty or illegal size";
   if (c->m < least || c->n < least || (c->kind == DLG_DIST_GEMM && c->k < least))
     return "below DLGEMM_SCALAPACK_MIN";
-  if (c->ia != 1 || c->ja != 1 ||
-      (c->kind == DLG_DIST_GEMM && (c->ib != 1 || c->jb != 1 || c->ic != 1 || c->jc != 1)))
-    return "a sub-matrix not at (1, 1)";
+  /* PxGEMM's operands may be sub-matrices anywhere (mp_gemm.c: cuBLASMp
+   * takes their offsets); the factorizations' start at (1, 1) */
+  if (c->kind == DLG_DIST_GEMM
+          ? c->ia < 1 || c->ja < 1 || c->ib < 1 || c->jb < 1 || c->ic < 1 || c->jc < 1
+          : c->ia != 1 || c->ja != 1)
+    return c->kind == DLG_DIST_GEMM ? "an illegal sub-matrix" : "a sub-matrix not at (1, 1)";
   switch (c->kind) {
   case DLG_DIST_POTRF:
     if (!c->uplo || !strchr("LlUu", c->uplo) || c->m != c->n) return "an illegal UPLO";
@@ -59,9 +62,11 @@ static const char *declined(const dlg_dist_call *c, double least)
       return "alpha = 0";
     if (c->desc_b[CTXT_] != d[CTXT_] || c->desc_c[CTXT_] != d[CTXT_])
       return "operands on different grids";
-    return square_blocks(d, nb, ta ? c->m : c->k, ta ? c->k : c->m) &&
-                   square_blocks(c->desc_b, nb, tb ? c->k : c->n, tb ? c->n : c->k) &&
-                   square_blocks(c->desc_c, nb, c->m, c->n)
+    return square_blocks(d, nb, c->ia - 1LL + (ta ? c->k : c->m),
+                         c->ja - 1LL + (ta ? c->m : c->k)) &&
+                   square_blocks(c->desc_b, nb, c->ib - 1LL + (tb ? c->n : c->k),
+                                 c->jb - 1LL + (tb ? c->k : c->n)) &&
+                   square_blocks(c->desc_c, nb, c->ic - 1LL + c->m, c->jc - 1LL + c->n)
                ? NULL
                : DESC_DECLINED;
   }
