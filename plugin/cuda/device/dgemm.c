@@ -58,7 +58,7 @@ static int shape_for(const dlg_dgemm_args *a)
 {
   const int mode = dlg_config_get()->dgemm_thin;
   const int thin = filled(a, THIN_M) >= filled(a, THIN_N) ? THIN_M : THIN_N;
-  if (mode == 0 || a->k == 0) return WIDE;
+  if (mode == 0 || a->k == 0 || tiles_in(a, thin) > INT32_MAX) return WIDE; /* one grid row */
   return mode > 0 || filled(a, thin) >= 1.25 * filled(a, WIDE) ? thin : WIDE;
 }
 
