@@ -51,9 +51,10 @@ static double filled(const dlg_dgemm_args *a, int sh)
  * filling a quarter of each tile.  A thin tile is taken where it fills a
  * quarter more of its area with C (m = 32: all of it against a quarter;
  * m = 96 or n = 24: 1.33x); its warps read a third more from shared memory
- * a DMMA, so near a tie the wide tile, which TMA can feed, stays.
- * DLGEMM_DGEMM_THIN=on takes the better-filled thin tile for every product
- * (tests), off never. */
+ * a DMMA, so near a tie the wide tile, which TMA can feed, stays.  That
+ * is DLGEMM_DGEMM_THIN=auto; on takes the better-filled thin tile for every
+ * product (tests); off (the default until they are measured on a GPU)
+ * never. */
 static int shape_for(const dlg_dgemm_args *a)
 {
   const int mode = dlg_config_get()->dgemm_thin;
