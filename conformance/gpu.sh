@@ -145,6 +145,12 @@ want sanitizer && for tool in memcheck racecheck; do
     $build/conformance/test_narrow 12 tiny
   grep -E "ERROR SUMMARY|RACECHECK SUMMARY|passed" "$out/sanitizer_${tool}_tiny.log"
 done
+# the FP64 kernels on their thin tiles (32 x 128, 128 x 32) for every float64 product
+want sanitizer && for tool in memcheck racecheck; do
+  step "sanitizer_${tool}_f64_thin" env DLGEMM_DGEMM_THIN=on compute-sanitizer --tool $tool \
+    --error-exitcode 9 $build/conformance/test_cuda 12 f64
+  grep -E "ERROR SUMMARY|RACECHECK SUMMARY|passed" "$out/sanitizer_${tool}_f64_thin.log"
+done
 want sanitizer && step sanitizer_memcheck_offload env DLGEMM_FORCE=gpu compute-sanitizer \
   --tool memcheck --error-exitcode 9 $build/conformance/test_offload shapes
 # one call's two parts on one GPU sharing A's or B's panels (DLGEMM_PEER): device-to-device
