@@ -51,6 +51,28 @@ static size_t bytes_of(const operand *o, size_t es)
   return dlg_mp_bytes(o->dld, o->cols, o->desc[NB_], es);
 }
 
+/* C's sub-matrix cleared on the device (beta = 0: C is not read, and a NaN
+ * there must not show).  Its local part is the rectangle at the end of the
+ * leading block's: rows from LOCr(ic - 1), columns from LOCc(jc - 1); all
+ * of those columns at once where it starts on the first row, else column
+ * by column (a sub-matrix below row 1 with beta 0: PBLAS's testers, not
+ * the large products). */
+static CUresult clear_sub(const dlg_cuda_api *cu, const operand *o, const dlg_grid *g, size_t es,
+                          CUstream s)
+{
+  const int64_t nb = o->desc[NB_], r0 = dlg_numroc(o->i - 1, nb, g->row, g->p);
+  const int64_t c0 = dlg_numroc(o->j - 1, nb, g->col, g->q);
+  const size_t col = (size_t)o->dld * es, words = (size_t)(o->rows - r0) * es / 4;
+  CUresult e = CUDA_SUCCESS;
+  int64_t j;
+  if (r0 >= o->rows || c0 >= o->cols) return e;
+  if (r0 == 0)
+    return cu->MemsetD32Async(o->d + (size_t)c0 * col, 0, (size_t)(o->cols - c0) * col / 4, s);
+  for (j = c0; j < o->cols && !e; j++)
+    e = cu->MemsetD32Async(o->d + (size_t)j * col + (size_t)r0 * es, 0, words, s);
+  return e;
+}
+
 /* The product on this rank's GPU; C stays there for the caller.  `ready`:
  * 0 where this rank already failed (why[] set).  A collective: the grid
  * votes that every rank is set up before any enters cublasMpGemm, whose
@@ -73,15 +95,20 @@ static int multiply(const dlg_blacs *b, const dlg_grid *g, dlg_mp_call *mc,
   size_t dbytes = 0, hbytes = 0;
   CUresult e = CUDA_SUCCESS;
   int r = 0, i, set = 0, ok = 0;
-  for (i = 0; ready && i < 3; i++) { /* A and B in; C in unless beta is 0 (not read then) */
+  /* A and B in; C in unless beta is 0 and C is all its leading block (then
+   * not read but cleared); a sub-matrix's surroundings in, itself cleared */
+  for (i = 0; ready && i < 3; i++) {
     operand *o = &x[i];
+    const int whole = o->i == 1 && o->j == 1;
     if (o->rows <= 0 || o->cols <= 0) continue;
-    if (i == 2 && zero_beta) {
+    if (i == 2 && zero_beta && whole) {
       if ((e = cu->MemsetD32Async(o->d, 0, bytes_of(o, es) / 4, s))) break;
     } else if (dlg_cuda_offload_matrix(0, o->host, o->desc[LLD_], o->d, o->dld, o->rows,
                                        o->cols, es, 1, s)) {
       snprintf(why, len, "copying a local matrix in failed: %s", dlgemm_last_error());
       ready = 0;
+    } else if (i == 2 && zero_beta && (e = clear_sub(cu, o, g, es, s))) {
+      break;
     }
   }
   for (i = 0; ready && !e && !r && i < 3; i++)
