@@ -27,9 +27,10 @@
 /* The tiles: the 128 x 64 one of both kernels, and the cp.async kernel's
  * thin ones (dgemm_args.h), 32 x 128 and 128 x 32. */
 enum { WIDE, THIN_M, THIN_N };
-static const struct { int bm, bn; } shapes[3] = {{DLG_DGEMM_BM, DLG_DGEMM_BN},
-                                                 {DLG_DGEMM_THIN, DLG_DGEMM_THICK},
-                                                 {DLG_DGEMM_THICK, DLG_DGEMM_THIN}};
+static const struct { int bm, bn, smem; } shapes[3] = {
+    {DLG_DGEMM_BM, DLG_DGEMM_BN, DLG_DGEMM_SMEM},
+    {DLG_DGEMM_THIN, DLG_DGEMM_THICK, DLG_DGEMM_THIN_SMEM},
+    {DLG_DGEMM_THICK, DLG_DGEMM_THIN, DLG_DGEMM_THIN_SMEM}};
 
 /* C's tiles of a shape: the kernel's grid is one-dimensional over them. */
 static long long tiles_in(const dlg_dgemm_args *a, int sh)
@@ -37,7 +38,6 @@ static long long tiles_in(const dlg_dgemm_args *a, int sh)
   const int bm = shapes[sh].bm, bn = shapes[sh].bn;
   return (long long)((a->m + bm - 1) / bm) * ((a->n + bn - 1) / bn);
 }
-static long long tiles_of(const dlg_dgemm_args *a) { return tiles_in(a, WIDE); }
 
 /* The share of a shape's tiles that C fills. */
 static double filled(const dlg_dgemm_args *a, int sh)
@@ -105,7 +105,7 @@ static int tail_splits(const dlg_cuda_device *dev, const dlg_dgemm_args *a, long
                        long long *dp)
 {
   const int mode = dlg_config_get()->dgemm_tail;
-  const long long tiles = tiles_of(a), slots = (long long)dev->sms * DLG_DGEMM_BLOCKS_PER_SM;
+  const long long tiles = tiles_in(a, WIDE), slots = (long long)dev->sms * DLG_DGEMM_BLOCKS_PER_SM;
   const long long iters = (a->k + DLG_DGEMM_BK - 1) / DLG_DGEMM_BK, r = tiles % slots;
   const long long steps = mode > 0 ? 1 : TAIL_MIN_STEPS;
   long long s, chunk;
@@ -137,7 +137,7 @@ static CUresult launch_tail(const dlg_cuda_api *cu, const dlg_cuda_device *dev, 
                             const dlg_dgemm_args *a, const CUtensorMap *ma, const CUtensorMap *mb,
                             const CUtensorMap *mc, long long dp, int s, CUstream stream)
 {
-  const long long r = tiles_of(a) - dp, iters = (a->k + DLG_DGEMM_BK - 1) / DLG_DGEMM_BK;
+  const long long r = tiles_in(a, WIDE) - dp, iters = (a->k + DLG_DGEMM_BK - 1) / DLG_DGEMM_BK;
   const unsigned threads = ma ? DLG_DGEMM_TMA_THREADS : DLG_DGEMM_THREADS;
   const unsigned smem = ma ? DLG_DGEMM_TMA_SMEM : DLG_DGEMM_SMEM;
   dlg_dgemm_args p = *a;
@@ -161,8 +161,7 @@ static CUresult launch(const dlg_cuda_api *cu, const dlg_cuda_device *dev, int s
   void *params[] = {&p};
   return cu->LaunchKernel(sh == WIDE ? dev->dgemm[kernel] : dev->dgemm_thin[sh - THIN_M][kernel],
                           (unsigned)tiles_in(&p, sh), 1, (unsigned)batch, DLG_DGEMM_THREADS, 1,
-                          1, sh == WIDE ? DLG_DGEMM_SMEM : DLG_DGEMM_THIN_SMEM, stream, params,
-                          NULL);
+                          1, shapes[sh].smem, stream, params, NULL);
 }
 
 /* TMA's view of one operand of the TMA kernel (dgemm_tma.cu), 128-byte
@@ -235,7 +234,7 @@ static int launch_tma(const dlg_cuda_api *cu, const dlg_cuda_device *dev, int ke
   p.c_tma = a->beta == 0 && !c_map(cu, &mc, a, batch);
   *r = tail > 1 ? launch_tail(cu, dev, dev->dgemm_tma_tail[kernel], &p, &ma, &mb, &mc, dp, tail,
                               stream)
-                 : cu->LaunchKernel(dev->dgemm_tma[kernel], (unsigned)tiles_of(a), 1,
+                 : cu->LaunchKernel(dev->dgemm_tma[kernel], (unsigned)tiles_in(a, WIDE), 1,
                                     (unsigned)batch, DLG_DGEMM_TMA_THREADS, 1, 1,
                                     DLG_DGEMM_TMA_SMEM, stream, params, NULL);
   return 1;
@@ -294,7 +293,7 @@ dlgemm_status dlg_cuda_dgemm(dlg_cuda_device *dev, const dlg_gemm *g, CUstream s
   memset(&a, 0, sizeof a); /* no tail fields by accident */
   dlg_orient(g, &op1, &op2, &m, &n);
   a.m = (int)m, a.n = (int)n, a.k = (int)g->k;
-  if (tiles_of(&a) > INT32_MAX)
+  if (tiles_in(&a, WIDE) > INT32_MAX)
     return dlg_fail(DLGEMM_ERR_TOO_LARGE, "%lld x %lld is more than 2^31 tiles of %d x %d",
                     (long long)m, (long long)n, DLG_DGEMM_BM, DLG_DGEMM_BN);
   /* alpha = 0 or k = 0: C = beta * C without reading A or B (BLAS semantics). */
