@@ -15,6 +15,9 @@ typedef struct dlg_dgemm_args {
   long long lda, ldb, ldc;
   long long sa, sb, sc; /* batch strides (elements); 0 broadcasts */
   int vec_a, vec_b;     /* 16-byte copies are legal for this operand */
+  /* Split-K's chunks are a batch strided along k (dgemm.c): the last
+   * entry's k when it is shorter than the others' (0: every entry's is k) */
+  int k_last;
   /* The TMA kernel's row-contiguous operands: 1 when its tensor map is
    * the 4-D view that brings a stage's rows in one box, else 0 (a box of
    * 16 rows at a time; dgemm.c) */

@@ -193,7 +193,11 @@ struct whole_k {
   __device__ __forceinline__ int m0() const { return m; }
   __device__ __forceinline__ int n0() const { return n; }
   __device__ __forceinline__ int kbeg(const dlg_dgemm_args &) const { return 0; }
-  __device__ __forceinline__ int k(const dlg_dgemm_args &p) const { return p.k; }
+  /* split-K's last chunk (dgemm.c) may be shorter: one launch for them all */
+  __device__ __forceinline__ int k(const dlg_dgemm_args &p) const
+  {
+    return p.k_last && blockIdx.z == gridDim.z - 1 ? p.k_last : p.k;
+  }
   __device__ __forceinline__ int slot(const dlg_dgemm_args &) const { return -1; }
   static __device__ __forceinline__ int tile(const dlg_dgemm_args &)
   {

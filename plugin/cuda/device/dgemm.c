@@ -45,24 +45,6 @@ static double filled(const dlg_dgemm_args *a, int sh)
   return (double)a->m * a->n / ((double)tiles_in(a, sh) * shapes[sh].bm * shapes[sh].bn);
 }
 
-/* The tile shape.  One 128 x 64 tile for every product left most of it
- * empty where a side is a few dozen: m = 16-64 with n = k = 4096 ran at
- * 0.27-0.38 of cuBLAS on an H200 (bench/NOTES.md, session 30), m = 32
- * filling a quarter of each tile.  A thin tile is taken where it fills a
- * quarter more of its area with C (m = 32: all of it against a quarter;
- * m = 96 or n = 24: 1.33x); its warps read a third more from shared memory
- * a DMMA, so near a tie the wide tile, which TMA can feed, stays.  That
- * is DLGEMM_DGEMM_THIN=auto; on takes the better-filled thin tile for every
- * product (tests); off (the default until they are measured on a GPU)
- * never. */
-static int shape_for(const dlg_dgemm_args *a)
-{
-  const int mode = dlg_config_get()->dgemm_thin;
-  const int thin = filled(a, THIN_M) >= filled(a, THIN_N) ? THIN_M : THIN_N;
-  if (mode == 0 || a->k == 0 || tiles_in(a, thin) > INT32_MAX) return WIDE; /* one grid row */
-  return mode > 0 || filled(a, thin) >= 1.25 * filled(a, WIDE) ? thin : WIDE;
-}
-
 /* Split-K: a grid of C's tiles that leaves most of the chip idle while
  * each block walks a long k (QR's panel products: 32 x 32 with k in the
  * thousands, one block for 16384 of k) is cut along k instead, into
@@ -77,6 +59,42 @@ static int splits_for(const dlg_cuda_device *dev, const dlg_dgemm_args *a, long 
   s = wave / tiles;
   if (s > a->k / 256) s = a->k / 256;
   return s < 2 ? 1 : (int)s;
+}
+
+/* The tile shape.  One 128 x 64 tile for every product left most of it
+ * empty where a side is a few dozen: m = 16-64 with n = k = 4096 ran at
+ * 0.27-0.38 of cuBLAS on an H200 (bench/NOTES.md, session 30), m = 32
+ * filling a quarter of each tile.  Each shape's time is estimated as its
+ * blocks' waves (at least one: a partial wave's blocks are as slow as a
+ * full one's) times a block's share of the work, its tile's area times
+ * its k: split-K (above) is part of the estimate, since it gives a wide
+ * grid of few tiles the chip as well.  A thin tile's warps read a third
+ * more from shared memory a DMMA, and it has no TMA twin: its work counts
+ * THIN_COST = 1.5 times, from batched 96^3 (a third better filled by thin
+ * tiles, many waves), which ran 12% slower on them than on the wide TMA
+ * kernel.  auto: the thin tile where its estimate is under nine tenths of
+ * the wide one's (H200, session 31: the FP64 sweep 0.920 -> 0.960 of
+ * cuBLAS, m = 24-32 from 0.41-0.74 to 1.05-1.12; dgeqrf 16384 +19%,
+ * dgetrf and dpotrf +2-4%); on: the better-filled thin tile for every
+ * product (tests); off: never. */
+#define THIN_COST 1.5
+static double estimate(const dlg_cuda_device *dev, const dlg_dgemm_args *a, long long batch,
+                       int sh)
+{
+  const int s = splits_for(dev, a, batch, sh);
+  const double blocks = (double)tiles_in(a, sh) * batch * s;
+  const double waves = blocks / ((double)dev->sms * DLG_DGEMM_BLOCKS_PER_SM);
+  return (waves > 1 ? waves : 1) * shapes[sh].bm * shapes[sh].bn * (sh == WIDE ? 1 : THIN_COST) *
+         ((double)a->k / s);
+}
+
+static int shape_for(const dlg_cuda_device *dev, const dlg_dgemm_args *a, long long batch)
+{
+  const int mode = dlg_config_get()->dgemm_thin;
+  const int thin = filled(a, THIN_M) >= filled(a, THIN_N) ? THIN_M : THIN_N;
+  if (mode == 0 || a->k == 0 || tiles_in(a, thin) > INT32_MAX) return WIDE; /* one grid row */
+  return mode > 0 || estimate(dev, a, batch, thin) < 0.9 * estimate(dev, a, batch, WIDE) ? thin
+                                                                                       : WIDE;
 }
 
 /* The last wave split along k (dgemm_dmma.cu, gemm_tail): the grid's full
@@ -240,8 +258,12 @@ static int launch_tma(const dlg_cuda_api *cu, const dlg_cuda_device *dev, int ke
   return 1;
 }
 
-/* The chunks of k as a batch of products (strided along k, not across
- * matrices) into pooled partial sums, the last chunk shorter, then C. */
+/* The chunks of k as one batch of products (strided along k, not across
+ * matrices; the last chunk shorter, k_last) into pooled partial sums, then
+ * C.  One launch: the last chunk launched apart from the others ran after
+ * them, a second wave of a fraction of the chip (m = 128, n = k = 4096: 4
+ * chunks, 192 blocks and then 64, 27 TFLOP/s on an H200 where cuBLAS did
+ * 44; bench/NOTES.md, session 31). */
 static CUresult launch_split(const dlg_cuda_api *cu, dlg_cuda_device *dev, int sh, int kernel,
                              const dlg_dgemm_args *a, const dlg_operand *op1,
                              const dlg_operand *op2, int splits, CUstream stream)
@@ -257,14 +279,10 @@ static CUresult launch_split(const dlg_cuda_api *cu, dlg_cuda_device *dev, int s
   if ((r = dlg_cuda_workspace(cu, dev, (size_t)(mn * parts) * 8, stream, &work))) return r;
   w = (double *)(uintptr_t)work;
   p.k = (int)kchunk, p.beta = 0.0, p.c = w, p.ldc = m, p.sc = mn;
+  p.k_last = a->k - last * kchunk < kchunk ? (int)(a->k - last * kchunk) : 0;
   p.sa = op1->kc ? kchunk : kchunk * op1->ld;
   p.sb = op2->kc ? kchunk : kchunk * op2->ld;
-  if (last) r = launch(cu, dev, sh, kernel, p, last, stream);
-  if (!r) {
-    p.k = (int)(a->k - last * kchunk);
-    p.a += last * p.sa, p.b += last * p.sb, p.c += last * mn;
-    r = launch(cu, dev, sh, kernel, p, 1, stream);
-  }
+  r = launch(cu, dev, sh, kernel, p, parts, stream);
   if (!r) {
     void *rp[] = {&w, (void *)&a->c, &m, &n, &parts, (void *)&a->ldc, (void *)&a->beta};
     r = cu->LaunchKernel(dev->dgemm_splitk_reduce, blocks, 1, 1, 256, 1, 1, 0, stream, rp, NULL);
@@ -303,7 +321,7 @@ dlgemm_status dlg_cuda_dgemm(dlg_cuda_device *dev, const dlg_gemm *g, CUstream s
   a.b = (const double *)op2.data, a.ldb = op2.ld, a.sb = op2.bs, a.vec_b = op2.vec;
   a.c = (double *)g->c.data, a.ldc = dlg_ld(&g->c), a.sc = g->c.bs;
   kernel = op1.kc * 2 + op2.kc;
-  sh = shape_for(&a);
+  sh = shape_for(dev, &a, g->batch);
   splits = splits_for(dev, &a, g->batch, sh);
   if (splits == 1 && sh == WIDE) tail = tail_splits(dev, &a, g->batch, &dp);
   if (splits > 1) {
