@@ -13,7 +13,8 @@
  * Every element of C's buffer that is not C (padding, the guard) must be
  * left alone, and each call's DLGEMM_VERBOSE line must name the narrow
  * kernels (the other kernels would pass the bound too), or for 16-bit
- * inputs with 5 columns or more the wgmma kernels narrow.c hands them to.
+ * inputs with 5 columns or more the wgmma kernels narrow.c hands them to,
+ * for float64 the thin DMMA tiles.
  *
  * With "tiny" the same for the tiny kernels (plugin/cuda/device/tiny.c):
  * m, n and k each in {1, 2, 3, 4, 5, 7, 8, 9, 13, 16, 17, 23, 24, 31, 32,
@@ -215,10 +216,11 @@ int main(int argc, char **argv)
     CU(cu.MemcpyDtoH(c.host, c.dev, (size_t)c.total * esize[out]));
     bad = check(&a, &b, &c, c0, m, n, k, batch, alpha, beta);
     /* 16-bit with 5 columns or more may be handed to the wgmma kernels'
-     * split-K (narrow.c says when) */
+     * split-K, float64 to the thin DMMA tiles (narrow.c says when) */
     if (tiny_mode ? !strstr(log, "tiny ")
                   : !strstr(log, "narrow ") &&
-                        !((in == F16 || in == BF16) && nn > 4 && strstr(log, "wgmma "))) {
+                        !((in == F16 || in == BF16) && nn > 4 && strstr(log, "wgmma ")) &&
+                        !(in == F64 && nn > 4 && strstr(log, "DMMA "))) {
       fprintf(stderr, "  not on the %s kernels: %s", tiny_mode ? "tiny" : "narrow", log);
       bad++;
     }

@@ -1,7 +1,8 @@
 /*
  * gemm.c - a dlg_gemm on device memory to its kernel family: m, n and k
  * all 64 or less to the tiny kernels, a C at most 16 wide on one side to
- * the narrow kernels (any real type), float16 /
+ * the narrow kernels (any real type; narrow.c hands 16-bit and float64
+ * products of 5 columns or more to the tensor-core kernels), float16 /
  * bfloat16 inputs to the tensor cores, FP64 to DMMA, FP32 to the SIMT
  * kernels (strict) or the tensor cores (the TF32 policies); a large
  * product's misaligned operands first copied where that pays (pad.c).

@@ -28,6 +28,13 @@
  * x 4096 1.08-1.12, f16 4096 x 16 NN 1.02-1.08); otherwise on a 128-wide
  * tile that is mostly padding (0.83-0.93; these kernels: 0.56-0.80).  1
  * to 4 columns stay here (bf16 4096 x 1 at 1.00-1.05 of cuBLAS).
+ * And float64 with 5 to 16 columns goes to the thin DMMA tiles (32 x 128
+ * or 128 x 32, split along k; dgemm.c) unless DLGEMM_DGEMM_THIN=off: here
+ * 4096 x 16 x 4096 ran at 3.5-4.9 TFLOP/s, 0.33-0.47 of cuBLAS, and 8
+ * columns at 0.61-0.94 (H200, session 31), while the thin tiles streamed
+ * the same 128 MB operand with 24 and 32 columns in 45-51 us in every
+ * layout, 1.00-1.18 of cuBLAS: bound by that stream, not by the columns.
+ * 4 columns here take 49 us, as long as cuBLAS.
  */
 #include <stdint.h>
 #include <string.h>
@@ -49,8 +56,12 @@ int dlg_cuda_narrow_takes(dlg_cuda_device *dev, const dlg_gemm *g)
       dlg_cuda_kernels(dev, DLG_KERNELS_NARROW) || !dev->narrow_reduce[0])
     return 0;
   /* alpha = 0 scales C: the narrow kernels' k = 0, no product to hand over */
-  if (lo <= 4 || g->alpha == 0 || !dlg_is_half(g->dtype_in) ||
-      dlg_cuda_kernels(dev, DLG_KERNELS_WGMMA) || !dev->hgemm_wgmma[0][0][0])
+  if (lo <= 4 || g->alpha == 0) return 1;
+  if (g->dtype == DLG_F64) /* 5 to 16 columns: the thin DMMA tiles, split along k (dgemm.c) */
+    return !dlg_config_get()->dgemm_thin || dlg_cuda_kernels(dev, DLG_KERNELS_DMMA) ||
+           !dev->dgemm_thin[0][0];
+  if (!dlg_is_half(g->dtype_in) || dlg_cuda_kernels(dev, DLG_KERNELS_WGMMA) ||
+      !dev->hgemm_wgmma[0][0][0])
     return 1;
   dlg_orient(g, &op1, &op2, &m, &n);
   return !(op1.vec && op2.vec); /* the wgmma kernels', split (above) */
