@@ -58,8 +58,7 @@ int dlg_cuda_narrow_takes(dlg_cuda_device *dev, const dlg_gemm *g)
   /* alpha = 0 scales C: the narrow kernels' k = 0, no product to hand over */
   if (lo <= 4 || g->alpha == 0) return 1;
   if (g->dtype == DLG_F64) /* 5 to 16 columns: the thin DMMA tiles, split along k (dgemm.c) */
-    return !dlg_config_get()->dgemm_thin || dlg_cuda_kernels(dev, DLG_KERNELS_DMMA) ||
-           !dev->dgemm_thin[0][0];
+    return !dlg_config_get()->dgemm_thin || dlg_cuda_kernels(dev, DLG_KERNELS_DMMA);
   if (!dlg_is_half(g->dtype_in) || dlg_cuda_kernels(dev, DLG_KERNELS_WGMMA) ||
       !dev->hgemm_wgmma[0][0][0])
     return 1;
