@@ -50,4 +50,14 @@ static inline int64_t dlg_global_of(int64_t l, int proc, int procs, int64_t nb)
   return (l / nb * procs + proc) * nb + l % nb;
 }
 
+/* The first local row, in local column l's block column, of a block on or
+ * below the diagonal (local block row i is global block row i prow + row;
+ * the block column is global block column global_of(l) / nb): the lower
+ * triangle's blocks of that column are its local rows from here down. */
+static inline int64_t dlg_lower_from(int64_t l, int row, int prow, int col, int pcol, int64_t nb)
+{
+  const int64_t jb = dlg_global_of(l, col, pcol, nb) / nb;
+  return (jb > row ? (jb - row + prow - 1) / prow : 0) * nb;
+}
+
 #endif

@@ -5,9 +5,9 @@
  * took 0.19-0.21 of the time of dlgemm's own resident algorithm, which
  * stays for what this does not take.  Each rank's local array goes to its
  * GPU once, through the host-array engine's pinned chunks, and back once,
- * after the grid has voted that every rank finished; PxGETRF's pivots and
- * PxGEQRF's scalars come back in cuSOLVERMp's layout and are moved to
- * ScaLAPACK's.
+ * after the grid has voted that every rank finished (PxPOTRF's: only its
+ * lower triangle, both ways); PxGETRF's pivots and PxGEQRF's scalars come
+ * back in cuSOLVERMp's layout and are moved to ScaLAPACK's.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +22,35 @@
 #include "dist/mp_factor.h"
 
 enum { FILL_LOWER = 0 };
+
+/* This rank's local array to the device (to_device 1) or back.  PxPOTRF
+ * ('L': the only one taken here) references only the lower triangle and
+ * leaves the strictly upper one as it was, so of each local block column
+ * only the rows from its diagonal block down move: about half the bytes.
+ * The move is bound by the host's memory, not the ranks' links (every
+ * rank's copy threads together reach 45-75 GB/s on the H200 machines,
+ * whether 2 ranks or 4: bench/NOTES.md, session 32), so halving it is
+ * what shortens PxPOTRF's call on every grid. */
+static int move_local(const dlg_dist_call *c, const dlg_grid *g, CUdeviceptr d, int64_t dld,
+                      int64_t rows, int64_t cols, int to_device, CUstream s)
+{
+  const size_t es = dlg_elem_size(c->dtype), lld = (size_t)c->desc[LLD_];
+  const int64_t nb = c->desc[NB_];
+  int64_t j;
+  if (rows <= 0 || cols <= 0) return 1;
+  if (c->kind != DLG_DIST_POTRF)
+    return !dlg_cuda_offload_matrix(0, c->a, (int64_t)lld, d, dld, rows, cols, es, to_device, s);
+  for (j = 0; j < cols; j += nb) {
+    const int64_t r0 = dlg_lower_from(j, g->row, g->p, g->col, g->q, nb);
+    const int64_t w = cols - j < nb ? cols - j : nb;
+    if (r0 >= rows) break; /* later block columns start lower still */
+    if (dlg_cuda_offload_matrix(0, (char *)c->a + ((size_t)j * lld + (size_t)r0) * es,
+                                (int64_t)lld, d + ((size_t)j * (size_t)dld + (size_t)r0) * es,
+                                dld, rows - r0, w, es, to_device, s))
+      return 0;
+  }
+  return 1;
+}
 
 /* The call on this rank's GPU: the local array there (at *d, leading
  * dimension dld), the factorization, INFO, and PxGETRF's pivots or
@@ -57,8 +86,11 @@ static int factor(const dlg_blacs *b, const dlg_grid *g, dlg_mp_call *mc,
     a = (void *)(uintptr_t)*d;
     dinfo = (int *)(uintptr_t)(*d + bytes);
     v = (void *)(uintptr_t)(*d + bytes + 256);
-    if (rows > 0 && cols > 0 &&
-        dlg_cuda_offload_matrix(0, c->a, c->desc[LLD_], *d, dld, rows, cols, es, 1, s))
+    /* PxPOTRF: the upper blocks, not copied, cleared so that nothing
+     * cuSOLVERMp reads there is left over from another call */
+    if (c->kind == DLG_DIST_POTRF && (e = cu->MemsetD32Async(*d, 0, bytes / 4, s)))
+      snprintf(why, len, "clearing the local matrix failed (%s)", dlg_cuda_error(e));
+    else if (!move_local(c, g, *d, dld, rows, cols, 1, s))
       snprintf(why, len, "copying the local matrix in failed: %s", dlgemm_last_error());
     else if ((r = dlg_mp.desc(&desc, mc->grid, type, c->m, c->n, c->desc[NB_], c->desc[NB_],
                               0, 0, dld)) ||
@@ -208,8 +240,7 @@ int dlg_dist_mp_run(const dlg_blacs *b, const dlg_grid *g, const dlg_dist_call *
   }
   if (taken) {
     *info = 0;
-    if (rows > 0 && cols > 0 &&
-        dlg_cuda_offload_matrix(0, c->a, c->desc[LLD_], d, dld, rows, cols, es, 0, mc.stream)) {
+    if (!move_local(c, g, d, dld, rows, cols, 0, mc.stream)) {
       fprintf(stderr, "dlgemm: %s: copying the factor back failed (%s); it is incomplete\n",
               c->origin, dlgemm_last_error());
       *info = -1;
