@@ -4,12 +4,19 @@
  * tensors on one stream, issued back to back (the GPU work is tiny, so the
  * host's time per call is the overhead), and the one driver query the
  * pointer checks add per operand (cuPointerGetAttributes, five attributes).
+ * Then, for issue 54, the same cublasSgemm_v2 through dlgemm's cuBLAS name
+ * (shims/cublas: what a framework's call meets under DLGEMM_TORCH=1),
+ * routed (DLGEMM_CUBLAS=auto: the class's verdict looked up each call; run
+ * with DLGEMM_VERBOSE=1 to see which side has it) and with routing switched
+ * off (dlgemm_route_cublas(0): forwarded at once): where the class is
+ * cuBLAS's, the difference is what routing costs a call it does not take.
  * Medians of 7 batches of 2,000 calls, wall clock.
  *
  * usage: bench_overhead [n]     (n: the square size, default 64)
  */
 #include <string.h>
 #include <time.h>
+#include <dlfcn.h>
 #include "bench_common.h"
 #include "dlgemm.h"
 
@@ -30,7 +37,7 @@ static int cmp_double(const void *a, const void *b)
   return (x > y) - (x < y);
 }
 
-enum { CALLS = 2000, BATCHES = 7 };
+enum { CALLS = 2000, BATCHES = 7, WAYS = 5 };
 
 int main(int argc, char **argv)
 {
@@ -44,7 +51,12 @@ int main(int argc, char **argv)
   CUdeviceptr d[3];
   int64_t shape[2] = {n, n};
   const float one = 1, zero = 0;
-  double t[3][BATCHES];
+  /* dlgemm's own cublasSgemm_v2 (the first in the global scope: this
+   * program links libdlgemm), where it is dlgemm's */
+  cublas_sgemm_fn shim = (cublas_sgemm_fn)dlsym(RTLD_DEFAULT, "cublasSgemm_v2");
+  int (*route)(int) = (int (*)(int))dlsym(RTLD_DEFAULT, "dlgemm_route_cublas");
+  const int ways = shim && route && (void *)shim != (void *)sgemm ? WAYS : 3;
+  double t[WAYS][BATCHES];
   dlgemm_options o;
   int b, i, w;
   cudrv_load(&cu, &ctx);
@@ -69,9 +81,10 @@ int main(int argc, char **argv)
     void *out[5] = {&type, &dev, &managed, &start, &size};
     B.data = (void *)(uintptr_t)d[1], C.data = (void *)(uintptr_t)d[2];
     for (b = -1; b < BATCHES; b++) /* batch -1 warms up */
-      for (w = 0; w < 3; w++) {
+      for (w = 0; w < ways; w++) {
         double t0;
         CU(cu.StreamSynchronize(stream));
+        if (w >= 3) route(w == 3);
         t0 = now();
         for (i = 0; i < CALLS; i++) {
           if (w == 0 && dlgemm_matmul(&A, &B, &C, 1.0, 0.0, &o) != DLGEMM_OK) {
@@ -81,17 +94,27 @@ int main(int argc, char **argv)
           if (w == 1) sgemm(handle, 0, 0, n, n, n, &one, (void *)(uintptr_t)d[0], n,
                             (void *)(uintptr_t)d[1], n, &zero, (void *)(uintptr_t)d[2], n);
           if (w == 2) attrs(5, what, out, d[i % 3]);
+          if (w >= 3) shim(handle, 0, 0, n, n, n, &one, (void *)(uintptr_t)d[0], n,
+                           (void *)(uintptr_t)d[1], n, &zero, (void *)(uintptr_t)d[2], n);
         }
         if (b >= 0) t[w][b] = (now() - t0) / CALLS * 1e6;
       }
   }
-  for (w = 0; w < 3; w++) qsort(t[w], BATCHES, sizeof(double), cmp_double);
+  if (ways > 3) route(1);
+  for (w = 0; w < ways; w++) qsort(t[w], BATCHES, sizeof(double), cmp_double);
   printf("per call, %d^3 float32 on device, host time (median of %d x %d calls):\n", n, BATCHES,
          CALLS);
   printf("  dlgemm_matmul          %7.2f us\n", t[0][BATCHES / 2]);
   printf("  cublasSgemm_v2         %7.2f us\n", t[1][BATCHES / 2]);
   printf("  cuPointerGetAttributes %7.2f us (the pointer check asks it three times a call)\n",
          t[2][BATCHES / 2]);
+  if (ways > 3) {
+    printf("  cublasSgemm_v2 through dlgemm's name, routed    %7.2f us\n", t[3][BATCHES / 2]);
+    printf("  cublasSgemm_v2 through dlgemm's name, route off %7.2f us (routed - off: %.2f us)\n",
+           t[4][BATCHES / 2], t[3][BATCHES / 2] - t[4][BATCHES / 2]);
+  } else {
+    printf("  (dlgemm's cuBLAS names not in front of cuBLAS here: the routed call not measured)\n");
+  }
   CU(cu.StreamSynchronize(stream));
   return 0;
 }
