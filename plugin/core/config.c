@@ -212,6 +212,10 @@ static void load(void)
   config.min_mnk_set = getenv("DLGEMM_MIN_MNK") && *getenv("DLGEMM_MIN_MNK");
   config.copy_threads = (int)parse_nonnegative("DLGEMM_COPY_THREADS", 0);
   config.pinned_mb = parse_nonnegative("DLGEMM_PINNED_MB", 256);
+  /* how the copy threads write the staging chunks the GPU reads next: an
+   * experiment (copy_pool.c), for the hosts where several GPUs' staging is
+   * bound by the host's memory */
+  config.stage_cached = PARSE_CHOICE("DLGEMM_STAGE_STORES", "stream or cached", "stream", "cached");
   config.device_mb = parse_nonnegative("DLGEMM_DEVICE_MB", 0);
   config.recalibrate = parse_bool("DLGEMM_CALIBRATE", 0);
   /* peer copies of a split call's shared panels (cuda/spread.c): on two

@@ -49,6 +49,7 @@ typedef struct dlg_config {
   /* The host-array engine (hostarray/engine.c): */
   int copy_threads;       /* DLGEMM_COPY_THREADS: host threads staging pageable memory (0: all CPUs but one, to 16) */
   double pinned_mb;       /* DLGEMM_PINNED_MB: pinned staging memory, allocated once */
+  int stage_cached;       /* DLGEMM_STAGE_STORES=cached: ordinary stores into the chunks (copy_pool.c) */
   double device_mb;       /* DLGEMM_DEVICE_MB: device memory a call may hold (0: half the GPU's) */
   int recalibrate;        /* DLGEMM_CALIBRATE=1: measure the routing model again, ignore the cache */
   int peer;               /* DLGEMM_PEER=on: a split call's parts copy shared panels between devices */

@@ -22,7 +22,15 @@
  * misses the cache otherwise reads the line first.  On the H100 machine
  * 12 threads moved 53 GB/s with memcpy and 65-83 GB/s with streaming
  * stores; with the spinning, sgemm_ at n = 4096 went from 18 to 28-30
- * TFLOP/s (bench/NOTES.md).
+ * TFLOP/s (bench/NOTES.md).  But a streaming store sends the chunk to the
+ * host's memory, from which the copy engine reads it again: three passes
+ * over the memory for each byte staged.  Several GPUs' staging at once is
+ * bound by that (ScaLAPACK on 4 ranks: 50-75 GB/s for the machine against
+ * 52 GB/s for one process alone, bench/NOTES.md, session 32), so
+ * DLGEMM_STAGE_STORES=cached writes the chunks with ordinary stores, for
+ * small rings of chunks (DLGEMM_PINNED_MB) that may stay in the last-level
+ * cache until the copy engine has read them: an experiment, measured
+ * before it is a default.
  */
 #include <pthread.h>
 #include <sched.h>
@@ -119,12 +127,14 @@ static int spin_while(const unsigned long *word, unsigned long value)
 /* Copy [off, off + len) of the compact image, line piece by line piece. */
 static void copy_range(const dlg_lines *m, size_t off, size_t len, char *buf, int gather)
 {
+  const int cached = gather && dlg_config_get()->stage_cached;
   char *b = buf;
   while (len) {
     const size_t line = off / m->width, in = off % m->width;
     const size_t n = m->width - in < len ? m->width - in : len;
     char *p = m->base + line * m->pitch + in;
-    if (gather) stream_copy(b, p, n);
+    if (cached) memcpy(b, p, n);
+    else if (gather) stream_copy(b, p, n);
     else stream_copy(p, b, n);
     b += n, off += n, len -= n;
   }
