@@ -82,7 +82,7 @@ if [ -f "$dir/dgemm_tma.sass" ]; then
     --gate-clean --gate-has DMMA --gate-has UTMALDG --gate-has UTMASTG --gate-has USETMAXREG \
     --kernel dlg_dgemm_tma_ --arch sm_90a "$dir/dgemm_tma.sass"
 fi
-for tile in 256 192 128 16 192x192; do
+for tile in 256 192 128 64 16 192x192; do
   w=$dir/hgemm_wgmma$tile.sass
   [ -f "$w" ] || continue
   gate "dlg_hgemm_wgmma* sm_90a, tile $tile, every type: HGMMA, B multicast to pairs, no local memory" 0 \

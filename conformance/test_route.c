@@ -261,7 +261,7 @@ START_TEST(bad_environment_is_reported_and_ignored)
   ck_assert(strstr(err, "ignoring DLGEMM_SGEMM_STREAMK='sideways'"));
   ck_assert_int_eq(cfg->fp32_mode, DLGEMM_PRECISION_STRICT);
   ck_assert_int_eq(cfg->streamk, -1);
-  ck_assert(strstr(err, "ignoring DLGEMM_WGMMA_WIDTH='96' (expected auto, 256, 128, 192 or 192x192)"));
+  ck_assert(strstr(err, "ignoring DLGEMM_WGMMA_WIDTH='96' (expected auto, 256, 128, 192, 192x192 or 64)"));
   ck_assert_int_eq(cfg->wgmma_tile, 0);
   setenv("DLGEMM_FORCE", "GPU", 1);
   setenv("DLGEMM_FP32_MODE", "3xTF32", 1);
@@ -273,6 +273,9 @@ START_TEST(bad_environment_is_reported_and_ignored)
   setenv("DLGEMM_WGMMA_WIDTH", "192", 1);
   reload_capturing(err, sizeof err);
   ck_assert_int_eq(cfg->wgmma_tile, 3); /* 128 x 192: index 2 */
+  setenv("DLGEMM_WGMMA_WIDTH", "64", 1);
+  reload_capturing(err, sizeof err);
+  ck_assert_int_eq(cfg->wgmma_tile, 5); /* 128 x 64: index 4 */
   setenv("DLGEMM_WGMMA_WIDTH", "192x192", 1);
   reload_capturing(err, sizeof err);
   ck_assert_int_eq(cfg->wgmma_tile, 4);

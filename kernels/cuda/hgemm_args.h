@@ -68,10 +68,13 @@ typedef struct dlg_hgemm_args {
  * per stage, and loaded and free per staging buffer when C is read through
  * it). */
 /* The wgmma tiles, by index: kernels dlg_hgemm_wgmma_* (128 x 256),
- * dlg_hgemm_wgmma128_* (128 x 128), dlg_hgemm_wgmma192_* (128 x 192) and
- * dlg_hgemm_wgmma192x192_* (16-bit kinds only). */
-#define DLG_WGMMA_TILES 4
-#define DLG_WGMMA_BN(i) ((i) == 0 ? 256 : (i) == 1 ? 128 : 192)
+ * dlg_hgemm_wgmma128_* (128 x 128), dlg_hgemm_wgmma192_* (128 x 192),
+ * dlg_hgemm_wgmma192x192_* (16-bit kinds only) and dlg_hgemm_wgmma64_*
+ * (128 x 64: products 17-64 wide, which stream their wide operand; its
+ * stages are a third of the 256-wide tile's, so it keeps eight of them in
+ * flight). */
+#define DLG_WGMMA_TILES 5
+#define DLG_WGMMA_BN(i) ((i) == 0 ? 256 : (i) == 1 ? 128 : (i) == 4 ? 64 : 192)
 #define DLG_WGMMA_BM(i) ((i) == 3 ? 192 : 128)
 #define DLG_WGMMA_BK 64
 /* The narrow tile (kernels dlg_hgemm_wgmma16_<f16|bf16>_<rk|kk>): 128 x 16,
@@ -79,7 +82,7 @@ typedef struct dlg_hgemm_args {
  * its 18 KB stages ten deep: the product streams the wide operand, and the
  * stages are what it has in flight. */
 #define DLG_WGMMA_NARROW_BN 16
-#define DLG_WGMMA_STAGES_FOR(BN) ((BN) == DLG_WGMMA_NARROW_BN ? 10 : 4)
+#define DLG_WGMMA_STAGES_FOR(BN) ((BN) == DLG_WGMMA_NARROW_BN ? 10 : (BN) == 64 ? 8 : 4)
 #define DLG_WGMMA_THREADS(BM) (128 * (1 + (BM) / 64))
 #define DLG_WGMMA_C_BUFS(BM) ((BM) > 128 ? 1 : 2)
 #define DLG_WGMMA_C_STAGE(BM) ((BM) / 64 * DLG_WGMMA_C_BUFS(BM) * 64 * 64 * 2)

@@ -192,6 +192,8 @@ static __device__ __forceinline__ unsigned long long desc(unsigned addr, unsigne
   "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, " WGMMA_D10(1) WGMMA_D10(2) WGMMA_D10(3) WGMMA_D10(4) \
   WGMMA_D10(5)
 #define WGMMA_D64 WGMMA_D60 "%60, %61, %62, %63"
+#define WGMMA_D32 \
+  "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, " WGMMA_D10(1) WGMMA_D10(2) "%30, %31"
 #define WGMMA_D96 \
   WGMMA_D60 WGMMA_D10(6) WGMMA_D10(7) WGMMA_D10(8) "%90, %91, %92, %93, %94, %95"
 #define WGMMA_D128 \
@@ -200,6 +202,7 @@ static __device__ __forceinline__ unsigned long long desc(unsigned addr, unsigne
 #define WGMMA_F8(i) \
   "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]), \
   "+f"(d[i + 6]), "+f"(d[i + 7])
+#define WGMMA_F32(i) WGMMA_F8(i), WGMMA_F8(i + 8), WGMMA_F8(i + 16), WGMMA_F8(i + 24)
 #define WGMMA_F64(i) \
   WGMMA_F8(i), WGMMA_F8(i + 8), WGMMA_F8(i + 16), WGMMA_F8(i + 24), WGMMA_F8(i + 32), \
   WGMMA_F8(i + 40), WGMMA_F8(i + 48), WGMMA_F8(i + 56)
@@ -215,54 +218,31 @@ static __device__ __forceinline__ unsigned long long desc(unsigned addr, unsigne
 
 /* TF32 has no transpose flags (its operands are k-contiguous): its text
  * stops after the scales and leaves TA / TB unused.  ACC = false: d = A B,
- * the accumulator's old value ignored (scale-d 0; TF32 kinds only). */
-template <int KIND, int TA, int TB, bool ACC = true>
-static __device__ __forceinline__ void wgmma(float (&d)[128], unsigned long long da,
-                                             unsigned long long db)
-{
-  if (KIND == DLG_TC_BF16)
-    WGMMA_ASM("m64n256k16", "bf16", WGMMA_D128, "%128, %129, 1, 1, 1, %130, %131", WGMMA_F64(0),
-              WGMMA_F64(64));
-  else if (KIND == DLG_TC_F16)
-    WGMMA_ASM("m64n256k16", "f16", WGMMA_D128, "%128, %129, 1, 1, 1, %130, %131", WGMMA_F64(0),
-              WGMMA_F64(64));
-  else if (ACC)
-    WGMMA_ASM("m64n256k8", "tf32", WGMMA_D128, "%128, %129, 1, 1, 1", WGMMA_F64(0), WGMMA_F64(64));
-  else
-    WGMMA_ASM("m64n256k8", "tf32", WGMMA_D128, "%128, %129, 0, 1, 1", WGMMA_F64(0), WGMMA_F64(64));
-}
-
-template <int KIND, int TA, int TB, bool ACC = true>
-static __device__ __forceinline__ void wgmma(float (&d)[96], unsigned long long da,
-                                             unsigned long long db)
-{
-  if (KIND == DLG_TC_BF16)
-    WGMMA_ASM("m64n192k16", "bf16", WGMMA_D96, "%96, %97, 1, 1, 1, %98, %99", WGMMA_F64(0),
-              WGMMA_F8(64), WGMMA_F8(72), WGMMA_F8(80), WGMMA_F8(88));
-  else if (KIND == DLG_TC_F16)
-    WGMMA_ASM("m64n192k16", "f16", WGMMA_D96, "%96, %97, 1, 1, 1, %98, %99", WGMMA_F64(0),
-              WGMMA_F8(64), WGMMA_F8(72), WGMMA_F8(80), WGMMA_F8(88));
-  else if (ACC)
-    WGMMA_ASM("m64n192k8", "tf32", WGMMA_D96, "%96, %97, 1, 1, 1", WGMMA_F64(0), WGMMA_F8(64),
-              WGMMA_F8(72), WGMMA_F8(80), WGMMA_F8(88));
-  else
-    WGMMA_ASM("m64n192k8", "tf32", WGMMA_D96, "%96, %97, 0, 1, 1", WGMMA_F64(0), WGMMA_F8(64),
-              WGMMA_F8(72), WGMMA_F8(80), WGMMA_F8(88));
-}
-
-template <int KIND, int TA, int TB, bool ACC = true>
-static __device__ __forceinline__ void wgmma(float (&d)[64], unsigned long long da,
-                                             unsigned long long db)
-{
-  if (KIND == DLG_TC_BF16)
-    WGMMA_ASM("m64n128k16", "bf16", WGMMA_D64, "%64, %65, 1, 1, 1, %66, %67", WGMMA_F64(0));
-  else if (KIND == DLG_TC_F16)
-    WGMMA_ASM("m64n128k16", "f16", WGMMA_D64, "%64, %65, 1, 1, 1, %66, %67", WGMMA_F64(0));
-  else if (ACC)
-    WGMMA_ASM("m64n128k8", "tf32", WGMMA_D64, "%64, %65, 1, 1, 1", WGMMA_F64(0));
-  else
-    WGMMA_ASM("m64n128k8", "tf32", WGMMA_D64, "%64, %65, 0, 1, 1", WGMMA_F64(0));
-}
+ * the accumulator's old value ignored (scale-d 0; TF32 kinds only).  One
+ * overload per tile width BN, its N = BN / 2 accumulators a thread:
+ * wgmma.m64n<BN>k16 on 16-bit operands, m64n<BN>k8 on TF32.  DESC16 / DESC
+ * / DESC0 name the operands after the accumulators (16-bit, with the
+ * transpose flags; TF32; TF32 with scale-d 0), the rest are the
+ * accumulators' asm operands. */
+#define WGMMA_WIDTH(N, BN, DLIST, DESC16, DESC, DESC0, ...)                                  \
+  template <int KIND, int TA, int TB, bool ACC = true>                                      \
+  static __device__ __forceinline__ void wgmma(float(&d)[N], unsigned long long da,        \
+                                               unsigned long long db)                      \
+  {                                                                                         \
+    if (KIND == DLG_TC_BF16) WGMMA_ASM("m64n" #BN "k16", "bf16", DLIST, DESC16, __VA_ARGS__); \
+    else if (KIND == DLG_TC_F16) WGMMA_ASM("m64n" #BN "k16", "f16", DLIST, DESC16, __VA_ARGS__); \
+    else if (ACC) WGMMA_ASM("m64n" #BN "k8", "tf32", DLIST, DESC, __VA_ARGS__);             \
+    else WGMMA_ASM("m64n" #BN "k8", "tf32", DLIST, DESC0, __VA_ARGS__);                     \
+  }
+WGMMA_WIDTH(128, 256, WGMMA_D128, "%128, %129, 1, 1, 1, %130, %131", "%128, %129, 1, 1, 1",
+            "%128, %129, 0, 1, 1", WGMMA_F64(0), WGMMA_F64(64))
+WGMMA_WIDTH(96, 192, WGMMA_D96, "%96, %97, 1, 1, 1, %98, %99", "%96, %97, 1, 1, 1",
+            "%96, %97, 0, 1, 1", WGMMA_F64(0), WGMMA_F8(64), WGMMA_F8(72), WGMMA_F8(80),
+            WGMMA_F8(88))
+WGMMA_WIDTH(64, 128, WGMMA_D64, "%64, %65, 1, 1, 1, %66, %67", "%64, %65, 1, 1, 1",
+            "%64, %65, 0, 1, 1", WGMMA_F64(0))
+WGMMA_WIDTH(32, 64, WGMMA_D32, "%32, %33, 1, 1, 1, %34, %35", "%32, %33, 1, 1, 1",
+            "%32, %33, 0, 1, 1", WGMMA_F32(0))
 
 /* The narrow tile's: 16-bit kinds only (dlg_hgemm_wgmma16_*). */
 template <int KIND, int TA, int TB, bool ACC = true>
@@ -286,7 +266,7 @@ static __device__ __forceinline__ void wgmma(float (&d)[8], unsigned long long d
                : __VA_ARGS__                                                                 \
                : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db))
 /* Each translation unit builds one tile width (the end of this file), so
- * two of these three go unused there. */
+ * three of these four go unused there. */
 __attribute__((unused)) static __device__ __forceinline__ void wgmma_rs(
     float (&d)[128], const unsigned *a, unsigned long long db)
 {
@@ -303,6 +283,11 @@ __attribute__((unused)) static __device__ __forceinline__ void wgmma_rs(
     float (&d)[64], const unsigned *a, unsigned long long db)
 {
   WGMMA_RS_ASM("m64n128k8", WGMMA_D64, "{%64, %65, %66, %67}, %68", WGMMA_F64(0));
+}
+__attribute__((unused)) static __device__ __forceinline__ void wgmma_rs(
+    float (&d)[32], const unsigned *a, unsigned long long db)
+{
+  WGMMA_RS_ASM("m64n64k8", WGMMA_D32, "{%32, %33, %34, %35}, %36", WGMMA_F32(0));
 }
 
 /* A 32-bit word of shared memory, as TF32 rounded to nearest even (the
@@ -962,7 +947,7 @@ static __device__ __forceinline__ void gemm(const dlg_hgemm_args &p, const CUten
   DLG_WGMMA_KERNEL(PREFIX##_tf32_rk, DLG_TC_TF32, false, true, BN)    \
   DLG_WGMMA_KERNEL(PREFIX##_tf32_kk, DLG_TC_TF32, true, true, BN)
 /* One tile per translation unit: the build compiles this file once for
- * each (-DDLG_WGMMA_BUILD_BN=256, 192, 128, 16; with
+ * each (-DDLG_WGMMA_BUILD_BN=256, 192, 128, 64, 16; with
  * -DDLG_WGMMA_BUILD_BM=192, the 192 x 192 tile), so the tiles, most of
  * the library's compile time, build in parallel. */
 #if DLG_WGMMA_BUILD_BM == 192 && DLG_WGMMA_BUILD_BN == 192 /* 16-bit kinds only */
@@ -982,6 +967,8 @@ DLG_WGMMA_FAMILY(dlg_hgemm_wgmma192, 192)
 #elif DLG_WGMMA_BUILD_BN == 128
 DLG_WGMMA_KERNEL(dlg_hgemm_wgmma128_tf32x3_kk, DLG_TC_TF32X3, true, true, 128)
 DLG_WGMMA_FAMILY(dlg_hgemm_wgmma128, 128)
+#elif DLG_WGMMA_BUILD_BN == 64 /* products 17-64 wide: eight stages in flight */
+DLG_WGMMA_FAMILY(dlg_hgemm_wgmma64, 64)
 #else
-#error "define DLG_WGMMA_BUILD_BN as 256, 192, 128 or 16 (CMakeLists.txt does)"
+#error "define DLG_WGMMA_BUILD_BN as 256, 192, 128, 64 or 16 (CMakeLists.txt does)"
 #endif

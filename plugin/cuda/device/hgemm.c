@@ -97,8 +97,13 @@ static long long tile_count(int w, long long rows, long long cols, long long bat
  * x 256 tile's (smaller tiles read their operands more often per flop; the
  * 192 x 192 tile ran bfloat16 8192^3 at 0.97-0.99 of the 128 x 256 one,
  * and takes 3000^3, 2 waves where 128 x 192 makes 3: 0.90 -> 1.00 of
- * cuBLAS; bench/NOTES.md).  DLGEMM_WGMMA_WIDTH pins one that has a kernel. */
-static const double wgmma_rate[DLG_WGMMA_TILES] = {1.0, 0.9, 0.97, 0.98};
+ * cuBLAS; bench/NOTES.md).  DLGEMM_WGMMA_WIDTH pins one that has a kernel.
+ * The 128 x 64 tile (index 4) is taken only where pinned until it has been
+ * measured on a GPU (session 32 built it for products 17-64 wide, which
+ * stream their wide operand: bfloat16 8192 x 24..64 x 8192 at 0.5-0.8 of
+ * cuBLAS); its rate is a guess that only split-K's estimate reads. */
+enum { WGMMA_PINNED_ONLY = 4 };
+static const double wgmma_rate[DLG_WGMMA_TILES] = {1.0, 0.9, 0.97, 0.98, 0.8};
 
 static int pick_tile(const dlg_cuda_device *dev, int kind, int v,
                      long long rows, long long cols, long long batch)
@@ -112,6 +117,7 @@ static int pick_tile(const dlg_cuda_device *dev, int kind, int v,
     const double cost = (double)waves * DLG_WGMMA_BM(w) * DLG_WGMMA_BN(w) / wgmma_rate[w];
     if (!dev->hgemm_wgmma[w][kind][v]) continue;
     if (pin == w + 1) return w;
+    if (w == WGMMA_PINNED_ONLY) continue;
     if (pick < 0 || cost < best) best = cost, pick = w;
   }
   return pick;

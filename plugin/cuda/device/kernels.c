@@ -149,7 +149,9 @@ static CUresult load_wgmma(const dlg_cuda_api *cu, dlg_cuda_device *dev)
       (r = load_hgemm(cu, dev, "hgemm_wgmma192", "wgmma192", 1, 1, dev->hgemm_wgmma[2],
                       DLG_WGMMA_SMEM(128, 192))) ||
       (r = load_hgemm(cu, dev, "hgemm_wgmma192x192", "wgmma192x192", 2, 0, dev->hgemm_wgmma[3],
-                      DLG_WGMMA_SMEM(192, 192)))) {
+                      DLG_WGMMA_SMEM(192, 192))) ||
+      (r = load_hgemm(cu, dev, "hgemm_wgmma64", "wgmma64", 1, 0, dev->hgemm_wgmma[4],
+                      DLG_WGMMA_SMEM(128, 64)))) {
     memset(dev->hgemm_wgmma, 0, sizeof dev->hgemm_wgmma);
     return r;
   }
