@@ -129,6 +129,23 @@ START_TEST(legacy_entries_forward)
     ck_assert(c->algo == CUBLAS_GEMM_DEFAULT_TENSOR_OP && c->m == 64 && c->ldb == 32);
   }
 
+  /* the int8 product twice with one beta, other operands the second time:
+   * under DLGEMM_CUBLAS=on the second comes from the thread's memo of
+   * calls forwarded for good (shims/cublas/cublas.c), still with the
+   * caller's own arguments */
+  for (int t = 0; t < 2; t++) {
+    static const float ia = 1, ib = 0;
+    const void *A2 = t ? (void *)0x50000 : A;
+    void *C2 = t ? (void *)0x60010 : C;
+    forwarded(fake, "cublasGemmEx",
+              ((__typeof__(&cublasGemmEx))bound("cublasGemmEx"))(
+                  h, CUBLAS_OP_N, CUBLAS_OP_T, 64, 32, 16, &ia, A2, CUDA_R_8I, 64, B, CUDA_R_8I,
+                  32, &ib, C2, CUDA_R_32I, 64, CUBLAS_COMPUTE_32I, CUBLAS_GEMM_DEFAULT));
+    c = last(fake);
+    ck_assert(c->a == A2 && c->b == B && c->c == C2 && c->m == 64 && c->n == 32 && c->k == 16);
+    ck_assert(c->types[2] == CUDA_R_32I && c->compute == CUBLAS_COMPUTE_32I && c->lda == 64);
+  }
+
   forwarded(fake, "cublasSgemmStridedBatched",
             ((__typeof__(&cublasSgemmStridedBatched))bound("cublasSgemmStridedBatched"))(
                 h, CUBLAS_OP_N, CUBLAS_OP_N, 33, 17, 29, &fa, A, 33, 33 * 29, B, 29, 0, &fb, C,

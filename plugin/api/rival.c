@@ -320,6 +320,7 @@ int dlg_rival_take(dlg_rival_call *c)
   pthread_mutex_lock(&table_lock);
   slot = slot_of(&key, 0, &state);
   pthread_mutex_unlock(&table_lock);
+  c->settled = state == CLASS_THEIRS;
   if (state == CLASS_THEIRS || state == CLASS_MEASURING || capturing(cu, c->stream)) return 0;
   if (state == CLASS_FREE) {
     pthread_mutex_lock(&table_lock);
@@ -336,10 +337,14 @@ int dlg_rival_take(dlg_rival_call *c)
         dlg_rival_cache_save(cache_file[dev], &key, sizeof key, state == CLASS_OURS);
     }
   }
-  if (state != CLASS_OURS) return 0;
+  if (state != CLASS_OURS) {
+    c->settled = state == CLASS_THEIRS;
+    return 0;
+  }
   if (ours(c)) return 1;
   pthread_mutex_lock(&table_lock); /* refused or failed: the rival has the class from now on */
   slot->state = CLASS_THEIRS;
   pthread_mutex_unlock(&table_lock);
+  c->settled = 1;
   return 0;
 }

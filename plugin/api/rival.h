@@ -23,6 +23,10 @@ struct dlg_rival_call {
    * succeeded.  args: whatever the shim needs to make it. */
   int (*theirs)(const dlg_rival_call *call, void *out);
   const void *args;
+  /* Out: 1 where dlg_rival_take answered 0 because the call's class is
+   * the rival's for good (measured so, or refused by dlgemm), not for a
+   * moment (a capture, a measurement on another thread, no device yet). */
+  int settled;
 };
 
 /* Describe operand i (0 A, 1 B, 2 C) of call: a batch of `batch` matrices
