@@ -29,6 +29,11 @@
  *   --sample K every K-th cell of each class and family (offset rotating with
  *              the class), so that a sweep fits its time and still covers
  *              every class, layout and family
+ *   --rerun LOG only the cells that an earlier sweep's LOG shows below
+ *              --below X (default 0.85), every one of them: a second run of
+ *              the low cells (issue 51 asks for none in two runs), or a
+ *              change measured where it matters, in a fraction of a sweep's
+ *              time; with --list, how many cells that is (no GPU needed)
  */
 #include "gemm_case.h"
 
@@ -41,6 +46,53 @@ typedef struct cell {
   int family;
   char what[24]; /* the narrow dimension, or the attention product */
 } cell;
+
+/* A cell as its printed line names it: type, layout, family, label, m, n,
+ * k, batch and beta (the labels repeat across an attention family's sizes). */
+static void cell_key(const char *type, const char *op, const char *fam, const char *what, int m,
+                     int n, int k, int batch, double beta, char *key, size_t len)
+{
+  snprintf(key, len, "%s %s %s %s %d %d %d %d %g", type, op, fam, what, m, n, k, batch, beta);
+}
+
+/* --rerun: the keys of LOG's cells whose ratio is below `below`, read from
+ * the lines time_cell prints (its fixed columns: the label is columns
+ * 21-34); how many, or -1 where LOG cannot be read. */
+enum { RERUN_MAX = 8192 };
+static char (*rerun_keys)[96];
+static int read_rerun(const char *log, double below)
+{
+  FILE *f = fopen(log, "r");
+  char line[512], type[16], op[8], fam[16], what[24], *end;
+  int n = 0, m, nn, k, batch;
+  double beta, dl, cu, ratio;
+  if (!f || !(rerun_keys = malloc(RERUN_MAX * sizeof *rerun_keys))) {
+    if (f) fclose(f);
+    return -1;
+  }
+  while (fgets(line, sizeof line, f) && n < RERUN_MAX) {
+    if (strlen(line) < 36 || sscanf(line, "%15s %7s %15s", type, op, fam) != 3) continue;
+    memcpy(what, line + 20, 14), what[14] = 0;
+    for (end = what + strlen(what); end > what && end[-1] == ' '; end--) *(end - 1) = 0;
+    if (sscanf(line + 35, "%d %d %d %d %lf %lf %lf %lf", &m, &nn, &k, &batch, &beta, &dl, &cu,
+               &ratio) != 8 ||
+        ratio >= below)
+      continue;
+    cell_key(type, op, fam, what, m, nn, k, batch, beta, rerun_keys[n++], sizeof rerun_keys[0]);
+  }
+  fclose(f);
+  return n;
+}
+
+static int rerun_wants(const cell *c, int t, int l, int keys)
+{
+  char key[96];
+  cell_key(kinds[t].name, layouts[l], family_names[c->family], c->what, (int)c->s.m, (int)c->s.n,
+           (int)c->s.k, (int)c->s.batch, c->s.beta, key, sizeof key);
+  for (int i = 0; i < keys; i++)
+    if (!strcmp(key, rerun_keys[i])) return 1;
+  return 0;
+}
 
 /* The grid's cells of one class (type t, layout l), in order; returns how many. */
 static int class_cells(kind t, int l, cell *out)
@@ -195,6 +247,9 @@ static double time_cell(const gemm_bench *gb, const cell *cl, int reps, int *wro
 int main(int argc, char **argv)
 {
   int list = 0, check = 0, reps = 5, sample = 1, family = -1, only = -1, wrong_cells = 0, low = 0;
+  int keys = -1; /* --rerun: LOG's low cells, the only ones timed */
+  const char *rerun = NULL;
+  double below = 0.85;
   static cell cells[256];
   tally all = {0, 0, 0}, fam[FAMILIES], kind_tally[KINDS];
   gemm_bench gb;
@@ -204,6 +259,8 @@ int main(int argc, char **argv)
     else if (!strcmp(argv[i], "--check")) check = 1;
     else if (!strcmp(argv[i], "--reps") && i + 1 < argc) reps = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--sample") && i + 1 < argc) sample = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--rerun") && i + 1 < argc) rerun = argv[++i];
+    else if (!strcmp(argv[i], "--below") && i + 1 < argc) below = atof(argv[++i]);
     else if (!strcmp(argv[i], "--only") && i + 1 < argc) {
       for (only = 0; only < KINDS && strcmp(kinds[only].name, argv[i + 1]); only++) {}
       i++;
@@ -212,14 +269,19 @@ int main(int argc, char **argv)
       i++;
     } else {
       fprintf(stderr, "usage: sweep [--list [--check]] [--reps N] [--sample K] [--only TYPE] "
-              "[--family narrow|batched|attention|odd]\n");
+              "[--family narrow|batched|attention|odd] [--rerun LOG [--below X]]\n");
       return 2;
     }
   }
-  if (reps < 1 || sample < 1 || only == KINDS || family == FAMILIES) {
-    fprintf(stderr, "sweep: a bad --reps, --sample, --only or --family\n");
+  if (reps < 1 || sample < 1 || only == KINDS || family == FAMILIES || !(below > 0)) {
+    fprintf(stderr, "sweep: a bad --reps, --sample, --only, --family or --below\n");
     return 2;
   }
+  if (rerun && (keys = read_rerun(rerun, below)) < 0) {
+    fprintf(stderr, "sweep: cannot read %s\n", rerun);
+    return 2;
+  }
+  if (rerun) sample = 1; /* every low cell */
   if (list) {
     int total = 0, missing = 0;
     for (int t = 0; t < KINDS; t++)
@@ -229,7 +291,9 @@ int main(int argc, char **argv)
         for (int f = 0; f < FAMILIES; f++) {
           int kept = 0, seen = 0;
           for (int i = 0; i < n; i++)
-            if (cells[i].family == f && (seen++ + t * 4 + l) % sample == 0) kept++;
+            if (cells[i].family == f && (seen++ + t * 4 + l) % sample == 0 &&
+                (!rerun || rerun_wants(&cells[i], t, l, keys)))
+              kept++;
           printf(" %s %d", family_names[f], kept);
           missing += kept == 0;
           total += kept;
@@ -260,7 +324,8 @@ int main(int argc, char **argv)
         int wrong;
         double ratio;
         if ((family >= 0 && cells[i].family != family) ||
-            (seen[cells[i].family]++ + t * 4 + l) % sample)
+            (seen[cells[i].family]++ + t * 4 + l) % sample ||
+            (rerun && !rerun_wants(&cells[i], t, l, keys)))
           continue;
         ratio = time_cell(&gb, &cells[i], reps, &wrong);
         wrong_cells += wrong, low += ratio < 0.85;
