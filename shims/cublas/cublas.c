@@ -20,6 +20,7 @@
 #include <stdint.h>
 #include <string.h>
 #include "api/rival.h"
+#include "core/cache_dir.h"
 #include "shims/cublas/describe.h"
 #include "shims/cublas/next.h"
 
@@ -100,9 +101,6 @@ static _Thread_local struct { int used; memo_key key; } memo[MEMO_SLOTS];
 
 static void memo_key_of(const legacy *l, memo_key *k, unsigned *slot)
 {
-  const unsigned char *p = (const unsigned char *)k;
-  uint64_t h = 1469598103934665603ull;
-  size_t i;
   memset(k, 0, sizeof *k);
   k->handle = l->handle, k->beta = l->beta;
   k->sa = l->sa, k->sb = l->sb, k->sc = l->sc;
@@ -111,8 +109,7 @@ static void memo_key_of(const legacy *l, memo_key *k, unsigned *slot)
   k->type_a = l->type_a, k->type_b = l->type_b, k->type_c = l->type_c, k->compute = l->compute;
   k->aligned = ((uintptr_t)l->a % 16 == 0) | ((uintptr_t)l->b % 16 == 0) << 1 |
                ((uintptr_t)l->c % 16 == 0) << 2;
-  for (i = 0; i < sizeof *k; i++) h = (h ^ p[i]) * 1099511628211ull;
-  *slot = (unsigned)(h % MEMO_SLOTS);
+  *slot = (unsigned)(dlg_hash(DLG_HASH_START, k, sizeof *k) % MEMO_SLOTS);
 }
 
 /* 1 when dlgemm computed the call; 0 when the next cuBLAS must, -1 when
