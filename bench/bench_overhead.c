@@ -16,7 +16,6 @@
  */
 #include <string.h>
 #include <time.h>
-#include <dlfcn.h>
 #include "bench_common.h"
 #include "dlgemm.h"
 
