@@ -24,7 +24,15 @@
  * VERBOSE line naming the tiny kernel (DLGEMM_TINY=on: every size, where
  * auto takes only those it was measured to win).
  *
- * usage: test_narrow [cases [tiny]]   (DLGEMM_TEST_SEED replays a run;
+ * With "thin" the products of the wgmma kernels' 128 x 64 tile
+ * (plugin/cuda/device/hgemm.c): a side of 17 to 64 against 1024 to 2000 of
+ * the other and of k, batch 1, most leading dimensions on 16 bytes; where
+ * TMA can address both 16-bit operands the VERBOSE line must name the 128 x
+ * 64 tile (and some case must), float32 and float64 are checked for their
+ * answers only, TF32's with its inputs' rounding (2e-3 of the magnitudes,
+ * as test_half).
+ *
+ * usage: test_narrow [cases [tiny|thin]]   (DLGEMM_TEST_SEED replays a run;
  * DLGEMM_NARROW_SPLITS pins the kernels' split of k).  Skips (77, reason
  * printed) where no CUDA backend is usable.
  */
@@ -75,12 +83,17 @@ typedef struct operand {
   DLTensor tensor;
 } operand;
 
+/* thin mode: most leading dimensions rounded up to 16 bytes, so that TMA
+ * can address most operands and the 128 x 64 tile is reached */
+static int round_lds;
+
 static void make(const cudrv *cu, rng *r, operand *o, type t, int64_t rows, int64_t cols,
                  int64_t batch, int bcast, int nan)
 {
   static const int pads[] = {0, 0, 1, 3, 8};
   const int colmaj = rng_int(r, 2);
-  const int64_t ld = (colmaj ? rows : cols) + pads[rng_int(r, 5)];
+  const int64_t ld0 = (colmaj ? rows : cols) + pads[rng_int(r, 5)];
+  const int64_t ld = round_lds && rng_int(r, 3) ? (ld0 + 7) / 8 * 8 : ld0;
   const int64_t matrix = ld * (colmaj ? cols : rows);
   int64_t e;
   o->t = t;
@@ -93,10 +106,18 @@ static void make(const cudrv *cu, rng *r, operand *o, type t, int64_t rows, int6
   o->dev = cudrv_tensor_to_device(cu, &o->tensor, (size_t)o->total * esize[t]);
 }
 
+/* Whether TMA can address o: its rows (or columns) start on 16 bytes. */
+static int tma_ok(const operand *o)
+{
+  const int64_t ld = o->strides[1] == 1 ? o->strides[2] : o->strides[1];
+  return (ld * (int64_t)esize[o->t]) % 16 == 0;
+}
+
 /* Elements of C outside the bound, and elements of its buffer that are not
  * C and changed. */
 static long check(const operand *a, const operand *b, const operand *c, const void *c0, int64_t m,
-                  int64_t n, int64_t k, int64_t batch, double alpha, double beta)
+                  int64_t n, int64_t k, int64_t batch, double alpha, double beta,
+                  double input_error)
 {
   const double u = a->t == F64 ? 1.1102230246251565e-16 : 5.9604644775390625e-08;
   const double uout = c->t == F64 ? 1.12e-16 : c->t == F32 ? 5.97e-8 : c->t == F16 ? 4.89e-4 : 3.91e-3;
@@ -122,7 +143,7 @@ static long check(const operand *a, const operand *b, const operand *c, const vo
           const long double cv = get(c->t, c0, at);
           ref += beta * cv, mag += fabsl(beta * cv);
         }
-        bound = (long double)(k + 4) * 2 * u * mag + uout * fabsl(ref) + (c->t == F16 ? 6e-8 : 0) +
+        bound = ((long double)(k + 4) * 2 * u + input_error) * mag + uout * fabsl(ref) + (c->t == F16 ? 6e-8 : 0) +
                 1e-300L;
         mark[at] = 1;
         if (!(fabsl(got - ref) <= bound)) {
@@ -161,10 +182,13 @@ int main(int argc, char **argv)
   static const int narrow[] = {1, 2, 3, 5, 8, 13, 16};
   static const int wide[] = {256, 257, 263, 264, 512, 521, 1000, 1031, 2000};
   static const int tiny[] = {1, 2, 3, 4, 5, 7, 8, 9, 13, 16, 17, 23, 24, 31, 32, 33, 40, 47, 48, 63, 64};
+  static const int thin[] = {17, 23, 24, 31, 32, 33, 40, 47, 48, 63, 64};
+  static const int long_side[] = {1024, 1031, 1297, 2000};
   static const double scalars[] = {0, 1, -0.75};
   static const char *const names[] = {"float32", "float64", "float16", "bfloat16"};
   const int cases = argc > 1 ? atoi(argv[1]) : 100;
   const int tiny_mode = argc > 2 && !strcmp(argv[2], "tiny");
+  const int thin_mode = argc > 2 && !strcmp(argv[2], "thin");
   rng r = {test_seed("test_narrow")};
   int t, failed = 0;
   cudrv cu;
@@ -173,6 +197,8 @@ int main(int argc, char **argv)
   char log[2048];
   setenv("DLGEMM_VERBOSE", "1", 1); /* read once, on the first call */
   if (tiny_mode) setenv("DLGEMM_TINY", "on", 1); /* every size, not only where they win */
+  int reached = 0; /* thin mode: cases on the 128 x 64 tile */
+  round_lds = thin_mode;
   if (!cuda_backend_usable("test_narrow")) return 77;
   cudrv_load(&cu, &ctx);
   CU(cu.StreamCreate(&stream, CU_STREAM_NON_BLOCKING));
@@ -181,14 +207,17 @@ int main(int argc, char **argv)
     const int kind = rng_int(&r, 6), tf32 = kind >= 4;
     const type in = tf32 ? F32 : (type)kind;
     const type out = in == F16 || in == BF16 ? (type)((int[]){F32, F16, BF16})[rng_int(&r, 3)] : in;
-    const int64_t nn = narrow[rng_int(&r, 7)], mn = wide[rng_int(&r, 9)];
-    const int64_t k = tiny_mode ? tiny[rng_int(&r, 21)] : wide[rng_int(&r, 9)];
+    const int64_t nn = thin_mode ? thin[rng_int(&r, 11)] : narrow[rng_int(&r, 7)];
+    const int64_t mn = thin_mode ? long_side[rng_int(&r, 4)] : wide[rng_int(&r, 9)];
+    const int64_t k = tiny_mode   ? tiny[rng_int(&r, 21)]
+                      : thin_mode ? long_side[rng_int(&r, 4)]
+                                  : wide[rng_int(&r, 9)];
     const int m_narrow = rng_int(&r, 2);
     const int64_t m = tiny_mode ? tiny[rng_int(&r, 21)] : m_narrow ? nn : mn;
     const int64_t n = tiny_mode ? tiny[rng_int(&r, 21)] : m_narrow ? mn : nn;
     /* the long-double reference bounds the size: no batch of the largest */
     const int64_t batch = tiny_mode ? 1 + rng_int(&r, m * n * k > 32768 ? 40 : 300)
-                          : mn * k > 600000 ? 1 : 1 + rng_int(&r, 3);
+                          : mn * k > 600000 || thin_mode ? 1 : 1 + rng_int(&r, 3);
     const int bcast = batch > 1 ? rng_int(&r, 4) : 0; /* 1: A, 2: B broadcast */
     const double alpha = scalars[rng_int(&r, 3)], beta = scalars[rng_int(&r, 3)];
     operand a, b, c;
@@ -214,14 +243,19 @@ int main(int argc, char **argv)
     }
     CU(cu.StreamSynchronize(stream));
     CU(cu.MemcpyDtoH(c.host, c.dev, (size_t)c.total * esize[out]));
-    bad = check(&a, &b, &c, c0, m, n, k, batch, alpha, beta);
+    bad = check(&a, &b, &c, c0, m, n, k, batch, alpha, beta,
+                thin_mode && kind == 4 ? 2.0e-3 : thin_mode && kind == 5 ? 1.0e-6 : 0);
+    reached += thin_mode && strstr(log, "wgmma 128x64 tile") != NULL;
     /* 16-bit with 5 columns or more may be handed to the wgmma kernels'
      * split-K, float64 to the thin DMMA tiles (narrow.c says when) */
-    if (tiny_mode ? !strstr(log, "tiny ")
-                  : !strstr(log, "narrow ") &&
+    if (thin_mode ? (in == F16 || in == BF16) && alpha != 0 && tma_ok(&a) && tma_ok(&b) &&
+                        !strstr(log, "wgmma 128x64 tile")
+        : tiny_mode ? !strstr(log, "tiny ")
+                    : !strstr(log, "narrow ") &&
                         !((in == F16 || in == BF16) && nn > 4 && strstr(log, "wgmma ")) &&
                         !(in == F64 && nn > 4 && strstr(log, "DMMA "))) {
-      fprintf(stderr, "  not on the %s kernels: %s", tiny_mode ? "tiny" : "narrow", log);
+      fprintf(stderr, "  not on the %s kernels: %s",
+              thin_mode ? "128 x 64 wgmma" : tiny_mode ? "tiny" : "narrow", log);
       bad++;
     }
     if (bad) {
@@ -238,8 +272,15 @@ int main(int argc, char **argv)
     cu.MemFree(a.dev), cu.MemFree(b.dev), cu.MemFree(c.dev);
   }
   CU(cu.StreamDestroy(stream));
+  if (thin_mode && !reached) {
+    fprintf(stderr, "no case reached the 128 x 64 wgmma tile\n");
+    failed++;
+  }
   printf("test_narrow: products %s on kDLCUDA tensors\n%d passed, %d failed\n",
-         tiny_mode ? "with m, n and k at most 64" : "with a side of C at most 16", cases - failed,
+         tiny_mode ? "with m, n and k at most 64"
+         : thin_mode ? "with a side of C 17 to 64 wide"
+                     : "with a side of C at most 16",
+         cases - failed,
          failed);
   return failed != 0;
 }

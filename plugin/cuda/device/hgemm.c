@@ -98,29 +98,47 @@ static long long tile_count(int w, long long rows, long long cols, long long bat
  * 192 x 192 tile ran bfloat16 8192^3 at 0.97-0.99 of the 128 x 256 one,
  * and takes 3000^3, 2 waves where 128 x 192 makes 3: 0.90 -> 1.00 of
  * cuBLAS; bench/NOTES.md).  DLGEMM_WGMMA_WIDTH pins one that has a kernel.
- * The 128 x 64 tile (index 4) is taken only where pinned until it has been
- * measured on a GPU (session 32 built it for products 17-64 wide, which
- * stream their wide operand: bfloat16 8192 x 24..64 x 8192 at 0.5-0.8 of
- * cuBLAS); its rate is a guess that only split-K's estimate reads. */
-enum { WGMMA_PINNED_ONLY = 4 };
+ * The 128 x 64 tile (index 4, "thin") is for products 5-64 wide that
+ * stream their wide operand, and only with the narrow side as its 64 columns
+ * (thin_side below): there bfloat16 / float16 8192 x 24..64 x 8192 ran at
+ * 0.79-0.97 of cuBLAS in every layout against 0.55-0.80 on the 128 x 256
+ * tile split along k, while the same tile with the narrow side as its 128
+ * rows ran at 0.50-0.65 (H200, session 33, bench/NOTES.md).  Its rate is a
+ * guess that only split-K's estimate reads. */
+enum { WGMMA_THIN = 4 };
 static const double wgmma_rate[DLG_WGMMA_TILES] = {1.0, 0.9, 0.97, 0.98, 0.8};
 
-static int pick_tile(const dlg_cuda_device *dev, int kind, int v,
+static int pick_tile(const dlg_cuda_device *dev, int kind, int v, int thin,
                      long long rows, long long cols, long long batch)
 {
   const int sms = dev->sms;
   const int pin = dlg_config_get()->wgmma_tile;
   double best = 0;
   int w, pick = -1;
+  if (thin && dev->hgemm_wgmma[WGMMA_THIN][kind][v]) return WGMMA_THIN;
   for (w = 0; w < DLG_WGMMA_TILES; w++) {
     const long long waves = (tile_count(w, rows, cols, batch) + sms - 1) / sms;
     const double cost = (double)waves * DLG_WGMMA_BM(w) * DLG_WGMMA_BN(w) / wgmma_rate[w];
     if (!dev->hgemm_wgmma[w][kind][v]) continue;
     if (pin == w + 1) return w;
-    if (w == WGMMA_PINNED_ONLY) continue;
+    if (w == WGMMA_THIN) continue;
     if (pick < 0 || cost < best) best = cost, pick = w;
   }
   return pick;
+}
+
+/* Whether a (not on the narrow tile) is a thin tile's product: a side of
+ * 64 or fewer against 1024 or more of the other side and of k, the stream
+ * the tile was built for.  That includes 16-bit products 5-16 wide whose
+ * narrow operand is not k-contiguous (narrow.c hands them here): bf16 / f16
+ * 8192 x 8 x 8192 NN, NT, TT and 16 x 8192 x 8192 NT ran at 0.85-1.01 of
+ * cuBLAS on it against 0.71-0.90 on the 128 x 256 tile (H200, session 33). */
+static int thin_side(const dlg_hgemm_args *a)
+{
+  const int pin = dlg_config_get()->wgmma_tile;
+  const int lo = a->m < a->n ? a->m : a->n, hi = a->m < a->n ? a->n : a->m;
+  if (pin && pin != WGMMA_THIN + 1) return 0;
+  return lo <= DLG_WGMMA_BN(WGMMA_THIN) && hi >= 1024 && a->k >= 1024;
 }
 
 /* Split-K, for products of fewer tiles than SMs (a decode step's 4096 x
@@ -147,12 +165,12 @@ typedef struct wgmma_plan { int w, splits, kchunk; long long tiles; } wgmma_plan
 
 /* The plan for s chunks of k (s realizable: ceil(ktiles / s) k-tiles each
  * leave no chunk empty), and its estimated time. */
-static wgmma_plan split_plan(const dlg_cuda_device *dev, int kind, int v, long long rows,
+static wgmma_plan split_plan(const dlg_cuda_device *dev, int kind, int v, int thin, long long rows,
                              long long cols, const dlg_hgemm_args *a, long long batch,
                              long long ktiles, int s, double *us)
 {
   const long long chunk = (ktiles + s - 1) / s;
-  const int w = pick_tile(dev, kind, v, rows, cols, batch * s);
+  const int w = pick_tile(dev, kind, v, thin, rows, cols, batch * s);
   const long long tiles = w < 0 ? 0 : tile_count(w, rows, cols, batch);
   const double ces = a->c_type == DLG_HOUT_F32 ? 4 : 2, mn = (double)a->m * a->n * batch;
   const wgmma_plan pl = {w, s, (int)(chunk * DLG_WGMMA_BK), tiles};
@@ -164,7 +182,7 @@ static wgmma_plan split_plan(const dlg_cuda_device *dev, int kind, int v, long l
   return pl;
 }
 
-static wgmma_plan plan_wgmma(const dlg_cuda_device *dev, int kind, int v, long long rows,
+static wgmma_plan plan_wgmma(const dlg_cuda_device *dev, int kind, int v, int thin, long long rows,
                              long long cols, const dlg_hgemm_args *a, long long batch)
 {
   const int pin = dlg_config_get()->wgmma_splits;
@@ -174,18 +192,18 @@ static wgmma_plan plan_wgmma(const dlg_cuda_device *dev, int kind, int v, long l
   long long tiles1;
   int s;
   if (ktiles == 0) return (wgmma_plan){-1, 1, 0, 0};
-  best = split_plan(dev, kind, v, rows, cols, a, batch, ktiles, 1, &best_us);
+  best = split_plan(dev, kind, v, thin, rows, cols, a, batch, ktiles, 1, &best_us);
   tiles1 = best.tiles;
   if (best.w < 0 || !dev->narrow_reduce[0] || tiles1 * (pin ? pin : 2) > INT32_MAX) return best;
   if (pin) { /* the largest count at or below the pin that leaves no chunk empty */
     const long long chunk = (ktiles + (pin < ktiles ? pin : ktiles) - 1) / (pin < ktiles ? pin : ktiles);
-    return split_plan(dev, kind, v, rows, cols, a, batch, ktiles, (int)((ktiles + chunk - 1) / chunk), &us);
+    return split_plan(dev, kind, v, thin, rows, cols, a, batch, ktiles, (int)((ktiles + chunk - 1) / chunk), &us);
   }
   /* by choice, only products of fewer tiles than SMs, in chunks of 4
    * k-tiles or more (an estimate is trusted only where it was measured) */
   for (s = 2; tiles1 < dev->sms && s <= 64 && (ktiles + s - 1) / s >= 4; s++) {
     const long long chunk = (ktiles + s - 1) / s;
-    const wgmma_plan pl = split_plan(dev, kind, v, rows, cols, a, batch, ktiles, s, &us);
+    const wgmma_plan pl = split_plan(dev, kind, v, thin, rows, cols, a, batch, ktiles, s, &us);
     if ((ktiles + chunk - 1) / chunk == s && us < best_us) best = pl, best_us = us;
   }
   return best;
@@ -247,7 +265,9 @@ int dlg_cuda_wgmma_pairs(const dlg_cuda_device *dev, int second_on_lines, int a_
  * A product 16 or fewer wide whose narrow operand is k-contiguous takes the
  * narrow tile, that operand second (bf16 4096 x 16 x 4096: 112 of the
  * 128-row tile's rows were TMA's zeros, and the pipeline held 4 k-tiles of
- * the wide operand where the narrow tile holds 10). */
+ * the wide operand where the narrow tile holds 10).  A product 64 or fewer
+ * wide that streams its wide operand otherwise takes the thin tile with
+ * its narrow side second, whatever that operand's layout (thin_side). */
 int dlg_cuda_wgmma_launch(dlg_cuda_device *dev, int kind, int64_t batch, const dlg_operand *op1,
                           const dlg_operand *op2, const dlg_hgemm_args *a, CUstream stream,
                           CUresult *r)
@@ -260,12 +280,18 @@ int dlg_cuda_wgmma_launch(dlg_cuda_device *dev, int kind, int64_t batch, const d
                      : a->n <= DLG_WGMMA_NARROW_BN && op2->kc       ? 2
                      : a->m <= DLG_WGMMA_NARROW_BN && op1->kc       ? 1
                                                                     : 0;
-  const int swap = narrow ? narrow == 1 : !(op2->kc && !op1->kc);
+  /* the thin tile: the narrow side as its 64 columns, whichever operand
+   * that makes second (a kernel for that layout permitting) */
+  const int tswap = a->m < a->n;
+  const int thin = !narrow && thin_side(a) &&
+                   dev->hgemm_wgmma[WGMMA_THIN][kind][(tswap ? op2 : op1)->kc * 2 +
+                                                      (tswap ? op1 : op2)->kc];
+  const int swap = narrow ? narrow == 1 : thin ? tswap : !(op2->kc && !op1->kc);
   const dlg_operand *first = swap ? op2 : op1, *second = swap ? op1 : op2;
   const int rows = swap ? a->n : a->m, cols = swap ? a->m : a->n;
   const int v = first->kc * 2 + second->kc;
   wgmma_plan pl = narrow ? plan_narrow(dev, rows, a, batch)
-                         : plan_wgmma(dev, kind, v, rows, cols, a, batch);
+                         : plan_wgmma(dev, kind, v, thin, rows, cols, a, batch);
   /* w < 0: no kernel, nothing launched */
   const int bm = narrow || pl.w < 0 ? 128 : DLG_WGMMA_BM(pl.w);
   const int bn = narrow ? DLG_WGMMA_NARROW_BN : pl.w < 0 ? 1 : DLG_WGMMA_BN(pl.w);

@@ -25,8 +25,9 @@
  * (hgemm.c): TMA keeps more of W in flight than these kernels' loads do.
  * Where X is k-contiguous they take it on the 128 x 16 tile, ten k-tiles
  * of W deep (H100: bf16 4096 x 16 x 4096 TN 1.03-1.04 of cuBLAS, 11008 x 8
- * x 4096 1.08-1.12, f16 4096 x 16 NN 1.02-1.08); otherwise on a 128-wide
- * tile that is mostly padding (0.83-0.93; these kernels: 0.56-0.80).  1
+ * x 4096 1.08-1.12, f16 4096 x 16 NN 1.02-1.08); otherwise, against 1024 or
+ * more, on the 128 x 64 tile with X as its columns (H200: 0.85-1.01; these
+ * kernels: 0.56-0.80), else on a 128-wide tile mostly padding.  1
  * to 4 columns stay here (bf16 4096 x 1 at 1.00-1.05 of cuBLAS).
  * And float64 with 5 to 16 columns goes to the thin DMMA tiles (32 x 128
  * or 128 x 32, split along k; dgemm.c) unless DLGEMM_DGEMM_THIN=off: here
