@@ -65,29 +65,38 @@ static int splits_for(const dlg_cuda_device *dev, const dlg_dgemm_args *a, long 
  * empty where a side is a few dozen: m = 16-64 with n = k = 4096 ran at
  * 0.27-0.38 of cuBLAS on an H200 (bench/NOTES.md, session 30), m = 32
  * filling a quarter of each tile.  Each shape's time is estimated as the
- * work of the busiest SM: its share of the blocks (rounded up) times a
- * block's work, the tile's area times its k.  Split-K (above) is part of
- * it, since it gives a wide grid of few tiles the chip as well; and a
- * block alone on an SM is counted as one, not as half a pair: 1000^3 has
- * 128 wide tiles, one an SM, against 256 thin ones two an SM, and ran
- * 1.5x slower on the thin ones (an estimate by waves of two blocks an SM
- * had chosen them: session 31).  A thin tile's warps read a third more
- * from shared memory a DMMA, and it has no TMA twin: its work counts
- * THIN_COST = 1.5 times, from batched 96^3 (a third better filled by thin
- * tiles, many waves), which ran 12% slower on them than on the wide TMA
- * kernel.  auto: the thin tile where its estimate is under nine tenths of
- * the wide one's (H200, session 31, by waves: the FP64 sweep 0.920 ->
- * 0.960 of cuBLAS, m = 24-32 from 0.41-0.74 to 1.05-1.12, dgeqrf 16384
- * +19%; by the busiest SM the same run's cells give 0.969); on: the
- * better-filled thin tile for every product (tests); off: never. */
-#define THIN_COST 1.5
+ * work of an SM: its share of the blocks times a block's work, the tile's
+ * area times its k.  Split-K (above) is part of it, since it gives a wide
+ * grid of few tiles the chip as well; and a block alone on an SM is
+ * counted as one, not as half a pair: 1000^3 has 128 wide tiles, one an
+ * SM, against 256 thin ones two an SM, and ran 1.5x slower on the thin
+ * ones (an estimate by waves of two blocks an SM had chosen them: session
+ * 31).  Above one block an SM the share is the mean, not the busiest
+ * SM's count: by the busiest SM, 96 x 4096 x 4096 was 2 wide blocks
+ * against 2 thin ones on some SM (256 and 192 blocks) and went wide, where
+ * the thin tiles ran it 1.13-1.18x faster (m, n = 96 and 192 alike, H200,
+ * session 33).  A thin tile's warps read a third more from shared memory a
+ * DMMA, and it has no TMA twin: its work counts thin_cost times the wide
+ * one's, 1.5 at short k (batched 96^3, k = 96, ran 12% slower on thin
+ * tiles a third better filled), falling towards 1.1 as a block's k grows
+ * (1.05-1.10 fits 8192 x 128..256 x 4096 with k in chunks of 1024-4096,
+ * where both shapes fill their tiles).  auto: the thin tile where its
+ * estimate is under nine tenths of the wide one's (H200, session 31: the
+ * FP64 sweep 0.920 -> 0.960 of cuBLAS, m = 24-32 from 0.41-0.74 to
+ * 1.05-1.12, dgeqrf 16384 +19%); on: the better-filled thin tile for every
+ * product (tests); off: never. */
+static double thin_cost(double kchunk)
+{
+  return 1.1 + 0.4 * (kchunk > 256 ? 256 / kchunk : 1);
+}
+
 static double estimate(const dlg_cuda_device *dev, const dlg_dgemm_args *a, long long batch,
                        int sh)
 {
   const int s = splits_for(dev, a, batch, sh);
   const long long blocks = tiles_in(a, sh) * batch * s;
-  return (double)((blocks + dev->sms - 1) / dev->sms) * shapes[sh].bm * shapes[sh].bn *
-         (sh == WIDE ? 1 : THIN_COST) * ((double)a->k / s);
+  const double share = blocks > dev->sms ? (double)blocks / dev->sms : 1, kchunk = (double)a->k / s;
+  return share * shapes[sh].bm * shapes[sh].bn * (sh == WIDE ? 1 : thin_cost(kchunk)) * kchunk;
 }
 
 static int shape_for(const dlg_cuda_device *dev, const dlg_dgemm_args *a, long long batch)
