@@ -203,6 +203,10 @@ static void load(void)
    * every product they can take (tests), or none */
   config.tiny = (const int[]){1, 2, 0, 1, 0}[PARSE_CHOICE("DLGEMM_TINY", "auto, on or off", "auto",
                                                          "on", "off", "1", "0")];
+  /* their piece of C a thread, pinned, for measurements: 2 x 2 takes only
+   * products up to 32 x 32 (the others stay 4 x 4) */
+  config.tiny_r = (const int[]){0, 2, 4}[PARSE_CHOICE("DLGEMM_TINY_R", "auto, 2 or 4", "auto", "2",
+                                                       "4")];
   narrow_splits = parse_nonnegative("DLGEMM_NARROW_SPLITS", 0);
   config.narrow_splits = narrow_splits <= 65535 ? (int)narrow_splits : 65535;
   /* copies of misaligned operands (plugin/cuda/device/pad.c): auto, off, or

@@ -44,6 +44,7 @@ typedef struct dlg_config {
   int cgemm_way;          /* DLGEMM_CGEMM_WAY: 0 auto, else 1 + the complex embedding (cgemm.c) */
   int narrow_splits;      /* DLGEMM_NARROW_SPLITS=N: pin the narrow kernels' split of k (0: choose) */
   int tiny;               /* DLGEMM_TINY: 1 auto (tiny.c's table), 2 on (m, n, k <= 64), 0 off */
+  int tiny_r;             /* DLGEMM_TINY_R: 0 auto, else the tiny kernels' r x r of C a thread */
   int wgmma_splits;       /* DLGEMM_WGMMA_SPLITS=N: pin the wgmma kernels' split of k (0: choose) */
   int pad;                /* DLGEMM_PAD: 0 auto, 1 off, 2 always (pad.c) */
   /* The host-array engine (hostarray/engine.c): */

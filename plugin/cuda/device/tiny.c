@@ -14,6 +14,10 @@
  * (tiny_args.h), so that a block's loads are one run of memory.
  * DLGEMM_TINY=off turns the route off, =on takes every product up to
  * DLG_TINY_MAX (tests), auto (default) where measured to win (largest()).
+ * DLGEMM_TINY_R=4 pins 4 x 4 a thread for every size (2 x 2 leaves a
+ * 24^3 product's 144 threads alone in a block of 256, and a 32^3 one's
+ * 256: one product a block, its loads' latency uncovered; whether 4 x 4,
+ * with 4-7 products a block, wins there is to be measured).
  */
 #include <stdint.h>
 #include <string.h>
@@ -70,7 +74,9 @@ dlgemm_status dlg_cuda_tiny(dlg_cuda_device *dev, const dlg_gemm *g, CUstream st
   /* the accumulators: FP32 for the 16-bit inputs */
   const size_t acc = type == DLG_TINY_C128 ? 16 : type == DLG_TINY_F64 || type == DLG_TINY_C64 ? 8 : 4;
   const int m = (int)g->m, n = (int)g->n, k = g->alpha == 0 ? 0 : (int)g->k;
-  const int rr = DLG_TINY_R(m, n), kc = k < DLG_TINY_KC ? k : DLG_TINY_KC;
+  const int pin = dlg_config_get()->tiny_r;
+  const int rr = pin == 4 || (pin == 2 && m <= 32 && n <= 32) ? pin : DLG_TINY_R(m, n);
+  const int kc = k < DLG_TINY_KC ? k : DLG_TINY_KC;
   const int per = DLG_TINY_THREADS_PER(m, n, rr);
   const size_t slot = (size_t)DLG_TINY_SLOT(m, n, kc, rr) * acc;
   const long long most = 1LL << 30; /* blocks a launch, well under the grid's x limit */
