@@ -137,8 +137,12 @@ static int thin_side(const dlg_hgemm_args *a)
 {
   const int pin = dlg_config_get()->wgmma_tile;
   const int lo = a->m < a->n ? a->m : a->n, hi = a->m < a->n ? a->n : a->m;
-  if (pin && pin != WGMMA_THIN + 1) return 0;
-  return lo <= DLG_WGMMA_BN(WGMMA_THIN) && hi >= 1024 && a->k >= 1024;
+  if ((pin && pin != WGMMA_THIN + 1) || lo > DLG_WGMMA_BN(WGMMA_THIN)) return 0;
+  if (hi >= 1024 && a->k >= 1024) return 1;
+  /* attention's second product (seq x 64 x seq a head, seq 128-512:
+   * 0.31-0.45 of cuBLAS on the mma.sync tile, half of it padding) fills
+   * the thin tile whole: taken only where pinned until measured */
+  return pin && hi >= 128;
 }
 
 /* Split-K, for products of fewer tiles than SMs (a decode step's 4096 x
@@ -313,7 +317,7 @@ int dlg_cuda_wgmma_launch(dlg_cuda_device *dev, int kind, int64_t batch, const d
    * padding rows are TMA's zeros, never read.  The mma.sync kernels, with
    * no split of k, ran bfloat16 8192 x 24..96 x 8192 at 0.21-0.30 of
    * cuBLAS and TF32 at 0.11-0.26 (H100, the sweep, bench/NOTES.md). */
-  if (want != 2 && (a->m < 128 || a->n < 128) && a->m > DLG_NARROW_MAX_NN &&
+  if (want != 2 && !thin && (a->m < 128 || a->n < 128) && a->m > DLG_NARROW_MAX_NN &&
       a->n > DLG_NARROW_MAX_NN && !((a->m >= 1024 || a->n >= 1024) && a->k >= 1024))
     return 0;
   /* paired: each block's share of a k-contiguous B is one box of bn / 2 rows */
