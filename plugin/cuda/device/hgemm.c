@@ -115,7 +115,7 @@ static int pick_tile(const dlg_cuda_device *dev, int kind, int v, int thin,
   const int pin = dlg_config_get()->wgmma_tile;
   double best = 0;
   int w, pick = -1;
-  if (thin && dev->hgemm_wgmma[WGMMA_THIN][kind][v]) return WGMMA_THIN;
+  if (thin) return WGMMA_THIN; /* the launch found its kernel for v */
   for (w = 0; w < DLG_WGMMA_TILES; w++) {
     const long long waves = (tile_count(w, rows, cols, batch) + sms - 1) / sms;
     const double cost = (double)waves * DLG_WGMMA_BM(w) * DLG_WGMMA_BN(w) / wgmma_rate[w];
