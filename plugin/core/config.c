@@ -218,7 +218,7 @@ static void load(void)
   config.pinned_mb = parse_nonnegative("DLGEMM_PINNED_MB", 256);
   /* how the copy threads write the staging chunks the GPU reads next: an
    * experiment (copy_pool.c), for the hosts where several GPUs' staging is
-   * bound by the host's memory */
+   * bound by the host's memory; it lost on the H200 machines */
   config.stage_cached = PARSE_CHOICE("DLGEMM_STAGE_STORES", "stream or cached", "stream", "cached");
   config.device_mb = parse_nonnegative("DLGEMM_DEVICE_MB", 0);
   config.recalibrate = parse_bool("DLGEMM_CALIBRATE", 0);
