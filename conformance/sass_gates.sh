@@ -91,17 +91,26 @@ for tile in 256 192 128 64 16 192x192; do
 done
 # The narrow kernels stream W in 16-byte loads where it is aligned: every
 # dot kernel, and the axpy kernels of 4- and 8-byte types (16-bit ones load
-# 8 bytes a lane at 16 columns, to hold their accumulators); the 16-bit
-# tensor-core dot kernels run HMMA.
+# 8 bytes a lane at 16 columns, to hold their accumulators, and float32's
+# 32-column bucket 2 rows a lane: 8 bytes); the 16-bit tensor-core dot
+# kernels run HMMA.  (--kernel matches a substring: f32_1 is 1 and 16.)
 for arch in $archs; do
   gate "dlg_narrow_tc_* $arch: HMMA, LDG.E.128" 0 --gate-has HMMA --gate-has LDG.E.128 \
     --kernel dlg_narrow_tc_ --arch $arch "$dir/narrow.sass"
 done
 for arch in $archs; do
-  for k in dot_ axpy_f32_ axpy_f64_; do
+  for k in dot_ axpy_f32_1 axpy_f32_2 axpy_f32_4 axpy_f32_8 axpy_f64_; do
     gate "dlg_narrow_$k* $arch: LDG.E.128" 0 --gate-has LDG.E.128 --kernel "dlg_narrow_$k" \
       --arch $arch "$dir/narrow.sass"
   done
+  gate "dlg_narrow_axpy_f32_32 $arch: LDG.E.64" 0 --gate-has LDG.E.64 \
+    --kernel dlg_narrow_axpy_f32_32 --arch $arch "$dir/narrow.sass"
+done
+# The tiny kernels move operands in whole 16-byte runs in and out where
+# their layouts allow (tiny.cu, stage_vec).
+for arch in $archs; do
+  gate "dlg_tiny* $arch: LDG.E.128, STG.E.128" 0 --gate-has LDG.E.128 --gate-has STG.E.128 \
+    --kernel dlg_tiny --arch $arch "$dir/tiny.sass"
 done
 # The gates bite.
 gate "a kernel without the matrix instruction fails the has gate" 1 --gate-has HMMA \

@@ -12,7 +12,8 @@
  * rounding to C's type of the result and float16's smallest subnormal.
  * Every element of C's buffer that is not C (padding, the guard) must be
  * left alone, and each call's DLGEMM_VERBOSE line must name the narrow
- * kernels (the other kernels would pass the bound too), or for 16-bit
+ * kernels (the other kernels would pass the bound too; TF32 past 8 columns
+ * goes to its tensor-core tiles, whose answers alone are checked), or for 16-bit
  * inputs with 5 columns or more the wgmma kernels narrow.c hands them to,
  * for float64 the thin DMMA tiles.
  *
@@ -22,7 +23,13 @@
  * or two), batches of 1 to 300 (40 above 32^3; broadcast operands among them), float32 under the
  * strict, TF32 and 3xTF32 policies (all on FP32 FMAs there), and the
  * VERBOSE line naming the tiny kernel (DLGEMM_TINY=on: every size, where
- * auto takes only those it was measured to win).
+ * auto takes only those it was measured to win); some case must have moved
+ * an operand 16 bytes an access (leading dimensions that are whole 16-byte
+ * runs come about a fifth of the time).
+ *
+ * With "narrow32" the same for float32 (strict, TF32 and 3xTF32 policies)
+ * 17 to 32 wide, on the narrow kernels' 32-column bucket
+ * (DLGEMM_NARROW32=on: wherever auto would or would not take them).
  *
  * With "thin" the products of the wgmma kernels' 128 x 64 tile
  * (plugin/cuda/device/hgemm.c): a side of 17 to 64 against 1024 to 2000 of
@@ -32,7 +39,7 @@
  * answers only, TF32's with its inputs' rounding (2e-3 of the magnitudes,
  * as test_half).
  *
- * usage: test_narrow [cases [tiny|thin]]   (DLGEMM_TEST_SEED replays a run;
+ * usage: test_narrow [cases [tiny|thin|narrow32]]   (DLGEMM_TEST_SEED replays a run;
  * DLGEMM_NARROW_SPLITS pins the kernels' split of k).  Skips (77, reason
  * printed) where no CUDA backend is usable.
  */
@@ -183,12 +190,14 @@ int main(int argc, char **argv)
   static const int wide[] = {256, 257, 263, 264, 512, 521, 1000, 1031, 2000};
   static const int tiny[] = {1, 2, 3, 4, 5, 7, 8, 9, 13, 16, 17, 23, 24, 31, 32, 33, 40, 47, 48, 63, 64};
   static const int thin[] = {17, 23, 24, 31, 32, 33, 40, 47, 48, 63, 64};
+  static const int wide32[] = {17, 19, 24, 29, 31, 32};
   static const int long_side[] = {1024, 1031, 1297, 2000};
   static const double scalars[] = {0, 1, -0.75};
   static const char *const names[] = {"float32", "float64", "float16", "bfloat16"};
   const int cases = argc > 1 ? atoi(argv[1]) : 100;
   const int tiny_mode = argc > 2 && !strcmp(argv[2], "tiny");
   const int thin_mode = argc > 2 && !strcmp(argv[2], "thin");
+  const int n32_mode = argc > 2 && !strcmp(argv[2], "narrow32");
   rng r = {test_seed("test_narrow")};
   int t, failed = 0;
   cudrv cu;
@@ -197,17 +206,20 @@ int main(int argc, char **argv)
   char log[2048];
   setenv("DLGEMM_VERBOSE", "1", 1); /* read once, on the first call */
   if (tiny_mode) setenv("DLGEMM_TINY", "on", 1); /* every size, not only where they win */
-  int reached = 0; /* thin mode: cases on the 128 x 64 tile */
+  if (n32_mode) setenv("DLGEMM_NARROW32", "on", 1); /* float32 17-32 wide, wherever auto takes it */
+  int reached = 0; /* cases on the 128 x 64 tile, or on the tiny kernels' 16-byte accesses */
   round_lds = thin_mode;
   if (!cuda_backend_usable("test_narrow")) return 77;
   cudrv_load(&cu, &ctx);
   CU(cu.StreamCreate(&stream, CU_STREAM_NON_BLOCKING));
   for (t = 0; t < cases; t++) {
     /* float32 three times: strict, TF32 and 3xTF32, which take the same kernels */
-    const int kind = rng_int(&r, 6), tf32 = kind >= 4;
+    const int kind = n32_mode ? (int[]){0, 4, 5}[rng_int(&r, 3)] : rng_int(&r, 6), tf32 = kind >= 4;
     const type in = tf32 ? F32 : (type)kind;
     const type out = in == F16 || in == BF16 ? (type)((int[]){F32, F16, BF16})[rng_int(&r, 3)] : in;
-    const int64_t nn = thin_mode ? thin[rng_int(&r, 11)] : narrow[rng_int(&r, 7)];
+    const int64_t nn = thin_mode  ? thin[rng_int(&r, 11)]
+                       : n32_mode ? wide32[rng_int(&r, 6)]
+                                  : narrow[rng_int(&r, 7)];
     const int64_t mn = thin_mode ? long_side[rng_int(&r, 4)] : wide[rng_int(&r, 9)];
     const int64_t k = tiny_mode   ? tiny[rng_int(&r, 21)]
                       : thin_mode ? long_side[rng_int(&r, 4)]
@@ -243,15 +255,18 @@ int main(int argc, char **argv)
     }
     CU(cu.StreamSynchronize(stream));
     CU(cu.MemcpyDtoH(c.host, c.dev, (size_t)c.total * esize[out]));
+    /* TF32 on the tensor cores: its inputs' rounding (test_half's bound) */
+    const int tf32_tiles = kind == 4 && !tiny_mode && !n32_mode && (thin_mode || nn > 8);
     bad = check(&a, &b, &c, c0, m, n, k, batch, alpha, beta,
-                thin_mode && kind == 4 ? 2.0e-3 : thin_mode && kind == 5 ? 1.0e-6 : 0);
-    reached += thin_mode && strstr(log, "wgmma 128x64 tile") != NULL;
+                tf32_tiles ? 2.0e-3 : thin_mode && kind == 5 ? 1.0e-6 : 0);
+    reached += thin_mode ? strstr(log, "wgmma 128x64 tile") != NULL
+               : tiny_mode && strstr(log, "16-byte accesses to ") && !strstr(log, "to none");
     /* 16-bit with 5 columns or more may be handed to the wgmma kernels'
      * split-K, float64 to the thin DMMA tiles (narrow.c says when) */
     if (thin_mode ? (in == F16 || in == BF16) && alpha != 0 && tma_ok(&a) && tma_ok(&b) &&
                         !strstr(log, "wgmma 128x64 tile")
         : tiny_mode ? !strstr(log, "tiny ")
-                    : !strstr(log, "narrow ") &&
+                    : !strstr(log, "narrow ") && !tf32_tiles &&
                         !((in == F16 || in == BF16) && nn > 4 && strstr(log, "wgmma ")) &&
                         !(in == F64 && nn > 4 && strstr(log, "DMMA "))) {
       fprintf(stderr, "  not on the %s kernels: %s",
@@ -272,13 +287,15 @@ int main(int argc, char **argv)
     cu.MemFree(a.dev), cu.MemFree(b.dev), cu.MemFree(c.dev);
   }
   CU(cu.StreamDestroy(stream));
-  if (thin_mode && !reached) {
-    fprintf(stderr, "no case reached the 128 x 64 wgmma tile\n");
+  if ((thin_mode || tiny_mode) && !reached) {
+    fprintf(stderr, "no case reached %s\n",
+            thin_mode ? "the 128 x 64 wgmma tile" : "the tiny kernels' 16-byte accesses");
     failed++;
   }
   printf("test_narrow: products %s on kDLCUDA tensors\n%d passed, %d failed\n",
          tiny_mode ? "with m, n and k at most 64"
          : thin_mode ? "with a side of C 17 to 64 wide"
+         : n32_mode  ? "of float32 with a side of C 17 to 32"
                      : "with a side of C at most 16",
          cases - failed,
          failed);

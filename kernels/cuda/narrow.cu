@@ -27,7 +27,12 @@
  *   dimension whichever that is.  dot stores it [j][l] (rows padded by 16
  *   bytes): the 8 lanes of a group read 8 consecutive 16-byte pieces, no
  *   conflict, each value reused for the R rows.  axpy stores it [l][j]:
- *   every lane of a warp reads the same row, a broadcast.  The shared reads
+ *   every lane of a warp reads the same row, a broadcast.  (Staging a
+ *   k-contiguous X then puts a warp's 32 stores on NN / 32 of the banks;
+ *   rows padded to NN + 4 spread them over 8, and measured slower: float32
+ *   4096 x 16 x 4096 NN 1.06-1.15 of cuBLAS against 1.20-1.26, 24 and 32
+ *   columns 0.42-0.55 against 0.55-0.59, H200, session 34: the smaller
+ *   chunks of k the padding leaves cost more than the conflicts.)  The shared reads
  *   per FMA are what bounds R from below: at 1/R of a 4-byte read per FMA
  *   a bfloat16 decode needs about 110 FMAs and 110 bytes of shared reads
  *   per SM cycle to keep up with HBM at nn = 16; R = 4 keeps both under
@@ -425,7 +430,9 @@ template <typename T, int NN> struct axpy_shape {
          KC = SMEM / (NN * (int)sizeof(A)) < KC_MAX ? SMEM / (NN * (int)sizeof(A)) : KC_MAX,
          TREE = WARPS / 2 * 32 * RT * NN, /* the first round of the warps' sums */
          ELEMS = KC * NN > TREE ? KC * NN : TREE,
-         MINB = RT * NN * (int)sizeof(A) >= 256 ? 1 : 2 };
+         /* 64 accumulators: one block, except float32's 32 columns of 2
+          * rows a lane, which fit 128 registers (ptxas: no spill) */
+         MINB = RT * NN * (int)sizeof(A) >= 256 && NN < 32 ? 1 : 2 };
 };
 
 /* One column of W: a lane's RT rows (u) times X's row l (xrow, the same for
@@ -707,6 +714,11 @@ static __device__ __forceinline__ void tc(const dlg_narrow_args &a)
 
 DLG_NARROW_TYPES_OF(dot)
 DLG_NARROW_TYPES_OF(axpy)
+/* float32's 32-column bucket: 2 rows a lane (64 accumulators; dot one
+ * block an SM, axpy two).  32 FMAs an element of W: bound by the FMAs, not
+ * the stream (narrow.c takes only what they were measured to win) */
+DLG_NARROW_KERNEL(dot, f32, float, 32)
+DLG_NARROW_KERNEL(axpy, f32, float, 32)
 
 /* dlg_narrow_tc_<f16|bf16>_<8|16>: the tensor-core dot kernels */
 #define DLG_NARROW_TC(name, T, NN)                                                            \

@@ -37,10 +37,14 @@ typedef struct dlg_narrow_args {
   int c_type; /* DLG_HOUT_*: C's type for float / float16 / bfloat16 inputs */
 } dlg_narrow_args;
 
-/* Input types, nn buckets (kernels for nn up to 1, 2, 4, 8, 16), layouts of
- * W; the kernels are dlg_narrow_<dot|axpy>_<f32|f64|f16|bf16>_<bucket>. */
+/* Input types, nn buckets (kernels for nn up to 1, 2, 4, 8, 16, and 32 for
+ * float32 alone), layouts of W; the kernels are
+ * dlg_narrow_<dot|axpy>_<f32|f64|f16|bf16>_<bucket>.  DLG_NARROW_MAX_NN is
+ * the width every type has kernels for; float32 goes to DLG_NARROW_MAX_F32
+ * (the other types' 17-64 wide products have their thin tensor-core
+ * tiles). */
 enum { DLG_NARROW_F32, DLG_NARROW_F64, DLG_NARROW_F16, DLG_NARROW_BF16, DLG_NARROW_TYPES };
-enum { DLG_NARROW_BUCKETS = 5, DLG_NARROW_MAX_NN = 16 };
+enum { DLG_NARROW_BUCKETS = 6, DLG_NARROW_MAX_NN = 16, DLG_NARROW_MAX_F32 = 32 };
 enum { DLG_NARROW_DOT = 0, DLG_NARROW_AXPY = 1 };
 
 #define DLG_NARROW_THREADS 256
@@ -53,7 +57,7 @@ enum { DLG_NARROW_DOT = 0, DLG_NARROW_AXPY = 1 };
  * warp, 8 warps a block, all on the block's whole k range); axpy, RT
  * consecutive rows (one warp wide, the 8 warps splitting k).  narrow.cu
  * says why; both keep R * bucket accumulators at 64 registers or fewer. */
-#define DLG_NARROW_DOT_R(t, nn) ((t) == DLG_NARROW_F64 && (nn) > 8 ? 2 : 4)
+#define DLG_NARROW_DOT_R(t, nn) (((t) == DLG_NARROW_F64 && (nn) > 8) || (nn) > 16 ? 2 : 4)
 #define DLG_NARROW_AXPY_RT(t, nn) \
   (16 / DLG_NARROW_ES(t) < 64 / (nn) ? 16 / DLG_NARROW_ES(t) : 64 / (nn))
 /* The tensor-core dot kernels (16-bit W k-contiguous, 16-byte aligned, nn

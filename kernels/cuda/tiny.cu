@@ -27,12 +27,14 @@
  *   thread needs for one step of k are adjacent) and B as k rows of n,
  *   both rounded up with zeros to the piece of C a thread owns, so that
  *   its loop has no edge test.
- * - 2 x 2 per thread up to 32 x 32 (at most 256 threads a product), 4 x 4
- *   above: R^2 FMAs for R paired shared reads (8 or 16 bytes), of which
- *   threads on the same rows or columns share most (broadcasts): at 32^3 a
- *   product's 256 threads read 32 consecutive B values and 4 A values a
- *   step.  The 4 x 4 kernels hold 16 accumulators (64 registers of a
- *   complex128's), hence one block an SM at least in the launch bounds.
+ * - 2 x 2 per thread (up to 32 x 32: at most 256 threads a product) or 4 x
+ *   4 (any; the launcher picks, tiny.c): R^2 FMAs for R paired shared
+ *   reads (8 or 16 bytes), of which threads on the same rows or columns
+ *   share most (broadcasts): at 32^3 with 2 x 2 a product's 256 threads
+ *   read 32 consecutive B values and 4 A values a step.  4 x 4 puts 4-7
+ *   products of 24^3-32^3 in a block where 2 x 2 put one, and does 16 FMAs
+ *   a step for 2 shared reads.  The 4 x 4 kernels hold 16 accumulators (64
+ *   registers of a complex128's).
  * - Products under 16 x 16 share a warp: their slots are spaced so that
  *   their rows start on different banks (DLG_TINY_STRIDE: a multiple of
  *   32 plus the wider row), or four 4^3 products a warp would read the
@@ -40,6 +42,10 @@
  * - Stores: C is staged in shared memory in C's memory order and leaves as
  *   one run per block, as the loads came in; beta * C is read in the same
  *   run (never when beta == 0: BLAS semantics, C may be NaN).
+ * - Where an operand's rows or columns are whole 16-byte runs (the
+ *   launcher's DLG_TINY_VEC_* bits), it moves 16 bytes an access
+ *   (stage): the 2-byte loads of the 16-bit types left a block's few
+ *   warps waiting on eight times as many accesses.
  * - alpha == 0 arrives as k == 0: A and B are not read.
  */
 #include <cuda_bf16.h>
@@ -55,13 +61,16 @@ namespace tiny {
 template <typename T> struct in {
   typedef T acc;
   static __device__ __forceinline__ T load(const T *p) { return __ldg(p); }
+  static __device__ __forceinline__ T cvt(T x) { return x; }
 };
 template <> struct in<__half> {
   typedef float acc;
+  static __device__ __forceinline__ float cvt(__half x) { return hconv::widen(x); }
   static __device__ __forceinline__ float load(const __half *p) { return hconv::widen(__ldg(p)); }
 };
 template <> struct in<__nv_bfloat16> {
   typedef float acc;
+  static __device__ __forceinline__ float cvt(__nv_bfloat16 x) { return hconv::widen(x); }
   static __device__ __forceinline__ float load(const __nv_bfloat16 *p)
   {
     return hconv::widen(__ldg(p));
@@ -143,19 +152,41 @@ struct walk {
 
 enum { UNROLL = 4 }; /* elements a thread has in flight while moving a run */
 
+/* What one access of stage() moves: one element (V = 1), widened on the
+ * way in, or V = 16 / sizeof(T) elements adjacent along the operand's
+ * contiguous dimension as one 16-byte load, stored `step` apart. */
+template <typename T, int V> struct run {
+  uint4 raw;
+  __device__ __forceinline__ void load(const T *p) { raw = __ldg(reinterpret_cast<const uint4 *>(p)); }
+  __device__ __forceinline__ void put(typename in<T>::acc *s, int step) const
+  {
+    const T *x = reinterpret_cast<const T *>(&raw);
+#pragma unroll
+    for (int r = 0; r < V; r++) s[r * step] = in<T>::cvt(x[r]);
+  }
+};
+template <typename T> struct run<T, 1> {
+  typename in<T>::acc v;
+  __device__ __forceinline__ void load(const T *p) { v = in<T>::load(p); }
+  __device__ __forceinline__ void put(typename in<T>::acc *s, int) const { *s = v; }
+};
+
 /* count products' rows x cols operand X(i, j) = g[(z0 + p) * bs + i * rs +
- * j * cs] into s[p * stride + off + i * si + j * sj], UNROLL loads issued
- * before the first is stored, so that a thread waits on memory once a
- * round and not once an element. */
-template <typename T>
+ * j * cs] into s[p * stride + off + i * si + j * sj], V elements an access
+ * (run), UNROLL accesses issued before the first is stored, so that a
+ * thread waits on memory once a round and not once an access.  V > 1 where
+ * the launcher's DLG_TINY_VEC_* bits say the operand's rows or columns are
+ * whole 16-byte runs (every other stride a multiple of them, the base
+ * aligned): a block's loads are then an eighth as many for the 16-bit
+ * types, and a thread's round fetches 4 V elements. */
+template <typename T, int V>
 static __device__ __forceinline__ void stage(typename in<T>::acc *s, const T *g, const walk &w,
                                              int count, long long rs, long long cs, long long bs,
                                              long long z0, int stride, int off, int si, int sj)
 {
-  typedef typename in<T>::acc A;
-  const int total = count * w.size, nt = (int)blockDim.x;
+  const int total = count * w.size / V, nt = (int)blockDim.x, step = w.rows_fast ? si : sj;
   for (int e0 = (int)threadIdx.x; e0 < total; e0 += UNROLL * nt) {
-    A v[UNROLL];
+    run<T, V> v[UNROLL];
     int at[UNROLL];
 #pragma unroll
     for (int u = 0; u < UNROLL; u++) {
@@ -163,14 +194,14 @@ static __device__ __forceinline__ void stage(typename in<T>::acc *s, const T *g,
       int p, i, j;
       at[u] = -1;
       if (e < total) {
-        w.place(e, p, i, j);
-        v[u] = in<T>::load(g + (z0 + p) * bs + i * rs + j * cs);
+        w.place(e * V, p, i, j);
+        v[u].load(g + (z0 + p) * bs + i * rs + j * cs);
         at[u] = p * stride + off + i * si + j * sj;
       }
     }
 #pragma unroll
     for (int u = 0; u < UNROLL; u++)
-      if (at[u] >= 0) s[at[u]] = v[u];
+      if (at[u] >= 0) v[u].put(s + at[u], step);
   }
 }
 
@@ -216,6 +247,10 @@ template <typename T, typename C, typename S, int R>
 static __device__ __forceinline__ void body(const dlg_tiny_args &a)
 {
   typedef typename in<T>::acc A;
+  /* complex128's elements are 16 bytes already: its kernels keep the code
+   * (and registers: 0.66-0.80x at 24^3-48^3 with it) they had without */
+  constexpr bool VEC = sizeof(T) < 16;
+  constexpr int WIDE = VEC ? 16 / (int)sizeof(T) : 1;
   extern __shared__ __align__(16) unsigned char smem[];
   A *s = reinterpret_cast<A *>(smem);
   const int m = a.m, n = a.n, k = a.k, kc = k < DLG_TINY_KC ? k : DLG_TINY_KC;
@@ -248,10 +283,18 @@ static __device__ __forceinline__ void body(const dlg_tiny_args &a)
   for (int k0 = 0; k0 < k; k0 += kc) {
     const int len = k - k0 < kc ? k - k0 : kc;
     if (k0) __syncthreads(); /* the last chunk is read */
-    stage<T>(s, ga + k0 * a.acs, walk(m, len, a.ars), count, a.ars, a.acs, a.sa, z0, stride, 0, 1,
-             mp);
-    stage<T>(s, gb + k0 * a.brs, walk(len, n, a.brs), count, a.brs, a.bcs, a.sb, z0, stride,
-             kc * mp, np, 1);
+    if (VEC && (a.vec & DLG_TINY_VEC_A))
+      stage<T, WIDE>(s, ga + k0 * a.acs, walk(m, len, a.ars), count, a.ars, a.acs, a.sa, z0,
+                     stride, 0, 1, mp);
+    else
+      stage<T, 1>(s, ga + k0 * a.acs, walk(m, len, a.ars), count, a.ars, a.acs, a.sa, z0, stride,
+                  0, 1, mp);
+    if (VEC && (a.vec & DLG_TINY_VEC_B))
+      stage<T, WIDE>(s, gb + k0 * a.brs, walk(len, n, a.brs), count, a.brs, a.bcs, a.sb, z0,
+                     stride, kc * mp, np, 1);
+    else
+      stage<T, 1>(s, gb + k0 * a.brs, walk(len, n, a.brs), count, a.brs, a.bcs, a.sb, z0, stride,
+                  kc * mp, np, 1);
     __syncthreads();
     if (p < count) {
       const A *as = s + p * stride + i0, *bs = s + p * stride + kc * mp + j0;
@@ -282,6 +325,32 @@ static __device__ __forceinline__ void body(const dlg_tiny_args &a)
   const S al = (S)a.alpha, be = (S)a.beta;
   const walk wc(m, n, a.crs);
   const int total = count * m * n;
+  if (VEC && (a.vec & DLG_TINY_VEC_C)) { /* 16 bytes a store, as stage<T, WIDE> loads */
+    enum { V = 16 / sizeof(C) };
+    for (int e0 = tid; e0 < total / V; e0 += UNROLL * nt) {
+      uint4 *at[UNROLL], v[UNROLL];
+#pragma unroll
+      for (int u = 0; u < UNROLL; u++) {
+        const int e = e0 + u * nt;
+        int i, j;
+        at[u] = NULL;
+        if (e < total / V) {
+          wc.place(e * V, p, i, j);
+          at[u] = reinterpret_cast<uint4 *>(gc + (z0 + p) * a.sc + i * a.crs + j * a.ccs);
+          if (be != S(0)) v[u] = *at[u]; /* C read only for beta != 0 */
+        }
+      }
+#pragma unroll
+      for (int u = 0; u < UNROLL; u++)
+        if (at[u]) {
+          C *x = reinterpret_cast<C *>(&v[u]);
+#pragma unroll
+          for (int r = 0; r < V; r++) put(x + r, s[(e0 + u * nt) * V + r], al, be);
+          *at[u] = v[u];
+        }
+    }
+    return;
+  }
   for (int e0 = tid; e0 < total; e0 += UNROLL * nt) { /* as stage(): C read UNROLL at a time */
     C *at[UNROLL];
 #pragma unroll
@@ -299,28 +368,37 @@ static __device__ __forceinline__ void body(const dlg_tiny_args &a)
 
 } // namespace tiny
 
-#define DLG_TINY_KERNEL(name, R, T, C, S)                                                  \
-  extern "C" __global__ void __launch_bounds__(DLG_TINY_THREADS, 1) name(dlg_tiny_args a) \
+/* Blocks an SM at least (B), so that the compiler keeps each kernel within
+ * 65536 / (256 B) registers: a block's work is two waits on memory and a
+ * short loop, so blocks side by side are what hides the waits (the 16-byte
+ * accesses' registers took 2 x 2 bfloat16 from 48 to 72, three blocks an
+ * SM where 48 fit five).  complex128's 4 x 4 needs its 154-170. */
+#define DLG_TINY_KERNEL(name, R, B, T, C, S)                                               \
+  extern "C" __global__ void __launch_bounds__(DLG_TINY_THREADS, B) name(dlg_tiny_args a) \
   {                                                                                        \
     tiny::body<T, C, S, R>(a);                                                             \
   }
 
 /* 16-bit inputs: C's type a kernel argument, as the other kernels take it */
-#define DLG_TINY_HALF(name, R, T)                                                          \
-  extern "C" __global__ void __launch_bounds__(DLG_TINY_THREADS, 1) name(dlg_tiny_args a) \
+#define DLG_TINY_HALF(name, R, B, T)                                                       \
+  extern "C" __global__ void __launch_bounds__(DLG_TINY_THREADS, B) name(dlg_tiny_args a) \
   {                                                                                        \
     if (a.c_type == DLG_HOUT_F16) tiny::body<T, __half, float, R>(a);                    \
     else if (a.c_type == DLG_HOUT_BF16) tiny::body<T, __nv_bfloat16, float, R>(a);       \
     else tiny::body<T, float, float, R>(a);                                                \
   }
 
-#define DLG_TINY_FAMILY(suffix, R)                                 \
-  DLG_TINY_KERNEL(dlg_tiny##suffix##_f32, R, float, float, float)      \
-  DLG_TINY_KERNEL(dlg_tiny##suffix##_f64, R, double, double, double)   \
-  DLG_TINY_KERNEL(dlg_tiny##suffix##_c64, R, float2, float2, float)    \
-  DLG_TINY_KERNEL(dlg_tiny##suffix##_c128, R, double2, double2, double) \
-  DLG_TINY_HALF(dlg_tiny##suffix##_f16, R, __half)                     \
-  DLG_TINY_HALF(dlg_tiny##suffix##_bf16, R, __nv_bfloat16)
+/* B for each: the most that compile without spills (f32 2 x 2: 48
+ * registers, five blocks; the 16-bit ones spill there, so four), but
+ * complex128's one, as before the 16-byte paths (which it does without) */
+/* blocks an SM for float32, float64, complex64, complex128, the 16-bit types */
+#define DLG_TINY_FAMILY(suffix, R, BF, BD, BC, BZ, BH)                             \
+  DLG_TINY_KERNEL(dlg_tiny##suffix##_f32, R, BF, float, float, float)           \
+  DLG_TINY_KERNEL(dlg_tiny##suffix##_f64, R, BD, double, double, double)        \
+  DLG_TINY_KERNEL(dlg_tiny##suffix##_c64, R, BC, float2, float2, float)         \
+  DLG_TINY_KERNEL(dlg_tiny##suffix##_c128, R, BZ, double2, double2, double)     \
+  DLG_TINY_HALF(dlg_tiny##suffix##_f16, R, BH, __half)                          \
+  DLG_TINY_HALF(dlg_tiny##suffix##_bf16, R, BH, __nv_bfloat16)
 
-DLG_TINY_FAMILY(, 2)
-DLG_TINY_FAMILY(4, 4)
+DLG_TINY_FAMILY(, 2, 5, 4, 4, 1, 4)
+DLG_TINY_FAMILY(4, 4, 3, 2, 2, 1, 3)

@@ -25,7 +25,15 @@ typedef struct dlg_tiny_args {
   int m, n, k;
   int per_block; /* products a block holds: as many as 256 threads and the smem cap allow */
   int c_type;    /* DLG_HOUT_*: C's type for float16 / bfloat16 inputs */
+  int vec;       /* DLG_TINY_VEC_* bits: the operands moved 16 bytes an access */
 } dlg_tiny_args;
+
+/* An operand whose contiguous dimension (stride 1) spans a whole number of
+ * 16-byte runs in every product and chunk of k, whose other strides are
+ * multiples of 16 bytes and whose base is 16-byte aligned. */
+#define DLG_TINY_VEC_A 1
+#define DLG_TINY_VEC_B 2
+#define DLG_TINY_VEC_C 4
 
 /* Input types: the kernels are dlg_tiny[4]_<f32|f64|f16|bf16|c64|c128>. */
 enum { DLG_TINY_F32, DLG_TINY_F64, DLG_TINY_F16, DLG_TINY_BF16, DLG_TINY_C64, DLG_TINY_C128,
@@ -39,10 +47,10 @@ enum { DLG_TINY_F32, DLG_TINY_F64, DLG_TINY_F16, DLG_TINY_BF16, DLG_TINY_C64, DL
 #define DLG_TINY_SMEM_CAP 98304
 #define DLG_TINY_KC 32
 
-/* Each thread owns an r x r piece of one product's C, r = 2 up to 32 x 32
- * (the dlg_tiny_* kernels) and 4 above (dlg_tiny4_*), so that a product
- * takes ceil(m / r) * ceil(n / r) threads, 256 at most. */
-#define DLG_TINY_R(m, n) ((m) > 32 || (n) > 32 ? 4 : 2)
+/* Each thread owns an r x r piece of one product's C, r = 2 (the
+ * dlg_tiny_* kernels, products up to 32 x 32) or 4 (dlg_tiny4_*, any; the
+ * launcher picks by type and size), so that a product takes ceil(m / r) *
+ * ceil(n / r) threads, 256 at most. */
 #define DLG_TINY_UP(x, r) (((x) + (r) - 1) / (r) * (r))
 #define DLG_TINY_THREADS_PER(m, n, r) ((DLG_TINY_UP(m, r) / (r)) * (DLG_TINY_UP(n, r) / (r)))
 /* One product's shared memory, in accumulator elements, for chunks of kc

@@ -195,6 +195,9 @@ static void load(void)
   /* the narrow kernels (plugin/cuda/device/narrow.c): an escape hatch, and
    * a pinned split for tests and measurements */
   config.narrow = parse_bool("DLGEMM_NARROW", 1);
+  /* float32 17 to 32 wide on the narrow kernels' 32-column bucket
+   * (narrow.c): auto where measured to win, on / off for measurements */
+  config.narrow32 = PARSE_CHOICE("DLGEMM_NARROW32", "auto, on or off", "auto", "on", "off");
   /* a complex product's embedding pinned (plugin/cuda/level3/cgemm.c), so
    * that its model's choice can be measured against each of the others */
   config.cgemm_way = PARSE_CHOICE("DLGEMM_CGEMM_WAY", "auto, expand, split, expand_t or split_t",

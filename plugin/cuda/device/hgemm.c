@@ -128,21 +128,26 @@ static int pick_tile(const dlg_cuda_device *dev, int kind, int v, int thin,
 }
 
 /* Whether a (not on the narrow tile) is a thin tile's product: a side of
- * 64 or fewer against 1024 or more of the other side and of k, the stream
- * the tile was built for.  That includes 16-bit products 5-16 wide whose
- * narrow operand is not k-contiguous (narrow.c hands them here): bf16 / f16
- * 8192 x 8 x 8192 NN, NT, TT and 16 x 8192 x 8192 NT ran at 0.85-1.01 of
- * cuBLAS on it against 0.71-0.90 on the 128 x 256 tile (H200, session 33). */
+ * 64 or fewer against 128 or more of the other side and of k.  Against
+ * 1024 or more that is the stream the tile was built for, including 16-bit
+ * products 5-16 wide whose narrow operand is not k-contiguous (narrow.c
+ * hands them here): bf16 / f16 8192 x 8 x 8192 NN, NT, TT and 16 x 8192 x
+ * 8192 NT ran at 0.85-1.01 of cuBLAS on it against 0.71-0.90 on the 128 x
+ * 256 tile (H200, session 33).  Against 128-512 it is attention's second
+ * product (seq x 64 x seq a head), which the tile fills whole where the
+ * mma.sync tile left half of it padding: bf16 / f16 seq 128-512 0.96-1.25
+ * of cuBLAS in every layout against 0.30-0.56, TF32 0.45-1.15 against
+ * 0.18-0.53 (H200, session 34).  Pinned (DLGEMM_WGMMA_WIDTH=64), any
+ * product with a side of 128 or more puts its narrow side on the tile's
+ * columns, for measurements: 16-bit products 96-256 wide lost so (0.68
+ * of cuBLAS against 0.80 by default, session 34), as d = 128 heads did. */
 static int thin_side(const dlg_hgemm_args *a)
 {
   const int pin = dlg_config_get()->wgmma_tile;
   const int lo = a->m < a->n ? a->m : a->n, hi = a->m < a->n ? a->n : a->m;
-  if ((pin && pin != WGMMA_THIN + 1) || lo > DLG_WGMMA_BN(WGMMA_THIN)) return 0;
-  if (hi >= 1024 && a->k >= 1024) return 1;
-  /* attention's second product (seq x 64 x seq a head, seq 128-512:
-   * 0.31-0.45 of cuBLAS on the mma.sync tile, half of it padding) fills
-   * the thin tile whole: taken only where pinned until measured */
-  return pin && hi >= 128;
+  if (pin == WGMMA_THIN + 1) return hi >= 128;
+  if (pin || lo > DLG_WGMMA_BN(WGMMA_THIN)) return 0;
+  return hi >= 128 && a->k >= 128;
 }
 
 /* Split-K, for products of fewer tiles than SMs (a decode step's 4096 x

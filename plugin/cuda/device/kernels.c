@@ -191,6 +191,7 @@ static CUresult load_narrow(const dlg_cuda_api *cu, dlg_cuda_device *dev)
   for (t = 0; !r && t < 2 * PER_LAYOUT; t++) {
     const int l = t / PER_LAYOUT, ty = t % PER_LAYOUT / DLG_NARROW_BUCKETS,
               b = t % DLG_NARROW_BUCKETS;
+    if (1 << b > DLG_NARROW_MAX_NN && ty != DLG_NARROW_F32) continue; /* float32 alone */
     snprintf(name, sizeof name, "dlg_narrow_%s_%s_%d", layout[l], type[ty], 1 << b);
     r = narrow_kernel(cu, dev, name, &dev->narrow[l][ty][b], &dev->narrow_occ[l][ty][b]);
   }

@@ -14,10 +14,8 @@
  * (tiny_args.h), so that a block's loads are one run of memory.
  * DLGEMM_TINY=off turns the route off, =on takes every product up to
  * DLG_TINY_MAX (tests), auto (default) where measured to win (largest()).
- * DLGEMM_TINY_R=4 pins 4 x 4 a thread for every size (2 x 2 leaves a
- * 24^3 product's 144 threads alone in a block of 256, and a 32^3 one's
- * 256: one product a block, its loads' latency uncovered; whether 4 x 4,
- * with 4-7 products a block, wins there is to be measured).
+ * DLGEMM_TINY_R=2|4 pins the piece of C a thread owns for every size;
+ * auto is piece() below.
  */
 #include <stdint.h>
 #include <string.h>
@@ -29,21 +27,43 @@
 
 /* The largest of m, n and k these kernels take, by type and policy: where
  * they were measured to win against the other kernels (the sweep's
- * batches of s^3 products, batch * s^3 = 2^28, every layout, with and
- * without DLGEMM_TINY=0, H100; bench/NOTES.md).  Up to 24^3 they win in
- * every type (4^3: 4-18x the tile kernels' speed, 24^3: 1.3-4x).  From
- * 32^3 the FP32 and FP64 tile kernels are as fast or faster (32^3 TN FP32
- * 0.44 of cuBLAS here against 0.60 there; 48^3 0.65-0.71 against
- * 0.94-1.14), the 16-bit ones from 48^3 (0.31-0.36 against 0.30-0.35),
- * TF32's from 64^3 (TN 0.37 against 0.42).  Complex products stay here to
- * 64^3: the level-3 path runs a batch one entry at a time (0.01-0.02 of
- * cuBLAS at 96^3). */
+ * batches of s^3 products, batch * s^3 = 2^28, every layout, DLGEMM_TINY=on
+ * against auto, H200, session 34, with 16-byte accesses and piece()'s 4 x
+ * 4; bench/NOTES.md).  Up to 24^3 they win in every type.  float32 (strict
+ * and 3xTF32) to 32^3 (0.73-0.78 of cuBLAS against 0.43-0.49 on the tile
+ * kernels; 48^3 0.79-0.85 against 0.98-1.07 there), TF32 to 64^3 (64^3
+ * 0.42-0.48 against 0.26-0.28), the 16-bit types to 48^3 (0.54-0.63
+ * against 0.33-0.37; 64^3 even), float64 to 24^3 (32^3 0.43-0.47 against
+ * 0.51-0.55).  Complex products stay here to 64^3: the level-3 path runs a
+ * batch one entry at a time (0.01-0.02 of cuBLAS at 96^3). */
 static int largest(const dlg_gemm *g)
 {
   if (dlg_is_complex(g->dtype)) return DLG_TINY_MAX;
-  if (dlg_is_half(g->dtype_in)) return 32;
-  if (g->dtype == DLG_F32 && g->precision == DLGEMM_PRECISION_TF32) return 48;
-  return 24;
+  if (dlg_is_half(g->dtype_in)) return 48;
+  if (g->dtype == DLG_F64) return 24;
+  return g->precision == DLGEMM_PRECISION_TF32 ? 64 : 32;
+}
+
+/* The piece of C a thread owns, r x r: 4 x 4 (4-7 products a block of 256
+ * threads from 24^3 to 32^3, where 2 x 2 left one product a block and its
+ * loads' latency uncovered) wherever it was measured to win, 2 x 2 where
+ * the smallest products need more threads for their few elements
+ * (session 34, H200, batches of s^3 as largest()): 16-bit 8^3-32^3
+ * 1.5-1.8x with 4 x 4 (4^3 8% slower), float32 under every policy 1.03x at
+ * 4^3 to 1.45x at 24^3, float64 from 16^3 (1.07x; 4^3 25% slower),
+ * complex64 from 24^3 (1.06-1.08x; 4^3 22% slower), complex128 only past
+ * 32 (4^3-32^3 0.5-0.9x with 4 x 4: its 16 accumulators take 170
+ * registers, one block an SM). */
+static int piece(const dlg_gemm *g, int m, int n)
+{
+  const int most = m > n ? m : n;
+  if (dlg_is_half(g->dtype_in)) return most > 4 ? 4 : 2;
+  switch (g->dtype) {
+  case DLG_F64: return most > 8 ? 4 : 2;
+  case DLG_C64: return most > 16 ? 4 : 2;
+  case DLG_C128: return most > 32 ? 4 : 2;
+  default: return 4;
+  }
 }
 
 int dlg_cuda_tiny_takes(dlg_cuda_device *dev, const dlg_gemm *g)
@@ -52,6 +72,22 @@ int dlg_cuda_tiny_takes(dlg_cuda_device *dev, const dlg_gemm *g)
   const int64_t most = mode == 2 ? DLG_TINY_MAX : largest(g);
   return mode && g->m >= 1 && g->n >= 1 && g->k >= 0 && g->m <= most && g->n <= most &&
          g->k <= most && !dlg_cuda_kernels(dev, DLG_KERNELS_TINY) && dev->tiny[0][0];
+}
+
+/* DLG_TINY_VEC_* (tiny_args.h): whether a batch of rows x cols operands
+ * at p, element strides rs and cs, batch stride bs, es bytes an element,
+ * moves 16 bytes an access (complex128 does anyway, element by element):
+ * its stride-1 dimension whole runs of 16 bytes
+ * (in every chunk of k when that dimension is k: chunks are DLG_TINY_KC,
+ * a multiple of every run's length), the other strides whole runs. */
+static int whole_runs(const void *p, int64_t rows, int64_t cols, int64_t rs, int64_t cs,
+                      int64_t bs, int64_t batch, size_t es)
+{
+  const int64_t v = (int64_t)(16 / es);
+  const int64_t fast = rs == 1 ? rows : cols, slow = rs == 1 ? cs : rs;
+  const int64_t slow_n = rs == 1 ? cols : rows;
+  if (es >= 16 || (uintptr_t)p % 16 || (rs != 1 && cs != 1) || fast % v) return 0;
+  return (slow_n == 1 || slow % v == 0) && (batch == 1 || bs % v == 0);
 }
 
 static int tiny_type(dlg_dtype t)
@@ -74,8 +110,9 @@ dlgemm_status dlg_cuda_tiny(dlg_cuda_device *dev, const dlg_gemm *g, CUstream st
   /* the accumulators: FP32 for the 16-bit inputs */
   const size_t acc = type == DLG_TINY_C128 ? 16 : type == DLG_TINY_F64 || type == DLG_TINY_C64 ? 8 : 4;
   const int m = (int)g->m, n = (int)g->n, k = g->alpha == 0 ? 0 : (int)g->k;
+  const size_t ein = dlg_elem_size(g->dtype_in), eout = dlg_elem_size(g->dtype);
   const int pin = dlg_config_get()->tiny_r;
-  const int rr = pin == 4 || (pin == 2 && m <= 32 && n <= 32) ? pin : DLG_TINY_R(m, n);
+  const int rr = pin == 4 || (pin == 2 && m <= 32 && n <= 32) ? pin : piece(g, m, n);
   const int kc = k < DLG_TINY_KC ? k : DLG_TINY_KC;
   const int per = DLG_TINY_THREADS_PER(m, n, rr);
   const size_t slot = (size_t)DLG_TINY_SLOT(m, n, kc, rr) * acc;
@@ -97,6 +134,9 @@ dlgemm_status dlg_cuda_tiny(dlg_cuda_device *dev, const dlg_gemm *g, CUstream st
   a.crs = g->c.rs, a.ccs = g->c.cs, a.sc = g->c.bs;
   a.alpha = g->alpha, a.beta = g->beta;
   a.m = m, a.n = n, a.k = k, a.per_block = count;
+  a.vec = (whole_runs(g->a.data, m, k, g->a.rs, g->a.cs, g->a.bs, g->batch, ein) ? DLG_TINY_VEC_A : 0) |
+          (whole_runs(g->b.data, k, n, g->b.rs, g->b.cs, g->b.bs, g->batch, ein) ? DLG_TINY_VEC_B : 0) |
+          (whole_runs(g->c.data, m, n, g->c.rs, g->c.cs, g->c.bs, g->batch, eout) ? DLG_TINY_VEC_C : 0);
   a.c_type = g->dtype == DLG_F16 ? DLG_HOUT_F16 : g->dtype == DLG_BF16 ? DLG_HOUT_BF16 : DLG_HOUT_F32;
   for (z0 = 0; z0 < g->batch && !r; z0 += blocks * count) {
     void *params[] = {&a};
@@ -112,7 +152,9 @@ dlgemm_status dlg_cuda_tiny(dlg_cuda_device *dev, const dlg_gemm *g, CUstream st
   if (r)
     return dlg_fail(DLGEMM_ERR_BACKEND_FAILED, "CUDA kernel launch failed: %s", dlg_cuda_error(r));
   if (dlg_config_get()->verbose) /* the DLGEMM_VERBOSE line says which kernel (tests look) */
-    dlg_note("tiny kernel, %d x %d a thread, %d product(s) a block of %d threads", rr, rr, count,
-             threads);
+    dlg_note("tiny kernel, %d x %d a thread, %d product(s) a block of %d threads, 16-byte "
+             "accesses to%s%s%s%s", rr, rr, count, threads, a.vec & DLG_TINY_VEC_A ? " A" : "",
+             a.vec & DLG_TINY_VEC_B ? " B" : "", a.vec & DLG_TINY_VEC_C ? " C" : "",
+             a.vec ? "" : " none");
   return DLGEMM_OK;
 }
