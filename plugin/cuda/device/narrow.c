@@ -41,7 +41,7 @@
  * float32 17 to 32 wide has a bucket of its own (32 columns, 2 rows a
  * lane): on the 64-wide SIMT tiles 24 x 4096 x 4096 ran at 0.65-0.80 of
  * cuBLAS in every layout (H200, session 33), most of the tile padding;
- * DLGEMM_NARROW32 (f32_bucket32) says where it is taken.
+ * f32_most says where the bucket is taken (DLGEMM_NARROW32 pins it).
  */
 #include <stdint.h>
 #include <string.h>

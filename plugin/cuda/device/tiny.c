@@ -75,11 +75,11 @@ int dlg_cuda_tiny_takes(dlg_cuda_device *dev, const dlg_gemm *g)
 }
 
 /* DLG_TINY_VEC_* (tiny_args.h): whether a batch of rows x cols operands
- * at p, element strides rs and cs, batch stride bs, es bytes an element,
- * moves 16 bytes an access (complex128 does anyway, element by element):
- * its stride-1 dimension whole runs of 16 bytes
- * (in every chunk of k when that dimension is k: chunks are DLG_TINY_KC,
- * a multiple of every run's length), the other strides whole runs. */
+ * at p (element strides rs and cs, batch stride bs, es bytes an element)
+ * can move 16 bytes an access: its stride-1 dimension whole runs of 16
+ * bytes (in every chunk of k too where that dimension is k: the chunks,
+ * DLG_TINY_KC, are a multiple of every run's length), its other strides
+ * and its base on 16 bytes.  complex128's elements are 16 bytes already. */
 static int whole_runs(const void *p, int64_t rows, int64_t cols, int64_t rs, int64_t cs,
                       int64_t bs, int64_t batch, size_t es)
 {
