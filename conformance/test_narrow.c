@@ -33,9 +33,11 @@
  *
  * With "thin" the products of the wgmma kernels' 128 x 64 tile
  * (plugin/cuda/device/hgemm.c): a side of 17 to 64 against 1024 to 2000 of
- * the other and of k, batch 1, most leading dimensions on 16 bytes; where
- * TMA can address both 16-bit operands the VERBOSE line must name the 128 x
- * 64 tile (and some case must), float32 and float64 are checked for their
+ * the other and of k, batch 1, or (half the cases) batches of 2 to 6
+ * attention heads, 128 to 509 against k of 128 to 384; most leading
+ * dimensions on 16 bytes; where TMA can address both 16-bit operands and
+ * neither is broadcast the VERBOSE line must name the 128 x 64 tile (and
+ * some case must), float32 and float64 are checked for their
  * answers only, TF32's with its inputs' rounding (2e-3 of the magnitudes,
  * as test_half).
  *
@@ -192,6 +194,7 @@ int main(int argc, char **argv)
   static const int thin[] = {17, 23, 24, 31, 32, 33, 40, 47, 48, 63, 64};
   static const int wide32[] = {17, 19, 24, 29, 31, 32};
   static const int long_side[] = {1024, 1031, 1297, 2000};
+  static const int head_side[] = {128, 131, 256, 509}, head_k[] = {128, 160, 256, 384};
   static const double scalars[] = {0, 1, -0.75};
   static const char *const names[] = {"float32", "float64", "float16", "bfloat16"};
   const int cases = argc > 1 ? atoi(argv[1]) : 100;
@@ -220,8 +223,14 @@ int main(int argc, char **argv)
     const int64_t nn = thin_mode  ? thin[rng_int(&r, 11)]
                        : n32_mode ? wide32[rng_int(&r, 6)]
                                   : narrow[rng_int(&r, 7)];
-    const int64_t mn = thin_mode ? long_side[rng_int(&r, 4)] : wide[rng_int(&r, 9)];
+    /* thin mode: half the cases batches of attention's second product
+     * (seq x 17..64 x seq heads, seq 128-509), the rest long streams */
+    const int heads = thin_mode && rng_int(&r, 2);
+    const int64_t mn = heads ? head_side[rng_int(&r, 4)]
+                       : thin_mode ? long_side[rng_int(&r, 4)]
+                                   : wide[rng_int(&r, 9)];
     const int64_t k = tiny_mode   ? tiny[rng_int(&r, 21)]
+                      : heads     ? head_k[rng_int(&r, 4)]
                       : thin_mode ? long_side[rng_int(&r, 4)]
                                   : wide[rng_int(&r, 9)];
     const int m_narrow = rng_int(&r, 2);
@@ -229,6 +238,7 @@ int main(int argc, char **argv)
     const int64_t n = tiny_mode ? tiny[rng_int(&r, 21)] : m_narrow ? mn : nn;
     /* the long-double reference bounds the size: no batch of the largest */
     const int64_t batch = tiny_mode ? 1 + rng_int(&r, m * n * k > 32768 ? 40 : 300)
+                          : heads ? 2 + rng_int(&r, 5)
                           : mn * k > 600000 || thin_mode ? 1 : 1 + rng_int(&r, 3);
     const int bcast = batch > 1 ? rng_int(&r, 4) : 0; /* 1: A, 2: B broadcast */
     const double alpha = scalars[rng_int(&r, 3)], beta = scalars[rng_int(&r, 3)];
@@ -263,7 +273,7 @@ int main(int argc, char **argv)
                : tiny_mode && strstr(log, "16-byte accesses to ") && !strstr(log, "to none");
     /* 16-bit with 5 columns or more may be handed to the wgmma kernels'
      * split-K, float64 to the thin DMMA tiles (narrow.c says when) */
-    if (thin_mode ? (in == F16 || in == BF16) && alpha != 0 && tma_ok(&a) && tma_ok(&b) &&
+    if (thin_mode ? (in == F16 || in == BF16) && alpha != 0 && tma_ok(&a) && tma_ok(&b) && !bcast &&
                         !strstr(log, "wgmma 128x64 tile")
         : tiny_mode ? !strstr(log, "tiny ")
                     : !strstr(log, "narrow ") && !tf32_tiles &&
