@@ -12,7 +12,7 @@
  * under 64 K elements, a few microseconds on any kernel, and the tile
  * kernels keep what is launch-bound.  FP32 under the 3xTF32 policy comes
  * here too (full FP32 FMAs are at least as accurate), and under TF32 up to
- * 8 columns (f32_most: past that its tensor-core tiles win).
+ * 8 columns (widest(): past that its tensor-core tiles win).
  * DLGEMM_NARROW=0 turns the route off.
  *
  * The kernels see W (rows x k: the wide operand) times X (k x nn, nn the
@@ -41,7 +41,7 @@
  * float32 17 to 32 wide has a bucket of its own (32 columns, 2 rows a
  * lane): on the 64-wide SIMT tiles 24 x 4096 x 4096 ran at 0.65-0.80 of
  * cuBLAS in every layout (H200, session 33), most of the tile padding;
- * f32_most says where the bucket is taken (DLGEMM_NARROW32 pins it).
+ * widest() says where the bucket is taken (DLGEMM_NARROW32 pins it).
  */
 #include <stdint.h>
 #include <string.h>
@@ -54,8 +54,9 @@
 
 static int orient(const dlg_gemm *g, dlg_narrow_args *a);
 
-/* The widest float32 product these kernels take.  16 by default; 32 where
- * the 32-column bucket was measured to win (DLGEMM_NARROW32=auto): W
+/* The widest product of g's type and layout these kernels take: 16, and
+ * for float32 past 8 columns (lo) the rule below.  32 where the float32
+ * 32-column bucket was measured to win (DLGEMM_NARROW32=auto): W
  * rows-contiguous (axpy) and X not k-contiguous (its staging runs along
  * X's rows, no bank conflicts), under the strict and 3xTF32 policies:
  * 24 / 32 x 4096 x 4096 NT 0.73-0.83 of cuBLAS against 0.65-0.68 on the
@@ -63,11 +64,11 @@ static int orient(const dlg_gemm *g, dlg_narrow_args *a);
  * these FMAs from 9 columns on (4096 x 16 x 4096: 0.78-1.18 of cuBLAS
  * against 0.44-0.69 here), so TF32 stops at 8.  =on / =off pin 32 / 16
  * (tests, measurements). */
-static int f32_most(const dlg_gemm *g)
+static int64_t widest(const dlg_gemm *g, int64_t lo)
 {
   const int mode = dlg_config_get()->narrow32;
   dlg_narrow_args a;
-  if (g->dtype_in != DLG_F32 || mode == 2) return DLG_NARROW_MAX_NN;
+  if (g->dtype_in != DLG_F32 || lo <= 8 || mode == 2) return DLG_NARROW_MAX_NN;
   if (mode == 1) return DLG_NARROW_MAX_F32;
   if (g->precision == DLGEMM_PRECISION_TF32) return 8;
   return orient(g, &a) == DLG_NARROW_AXPY && a.xks != 1 ? DLG_NARROW_MAX_F32 : DLG_NARROW_MAX_NN;
@@ -76,13 +77,14 @@ static int f32_most(const dlg_gemm *g)
 int dlg_cuda_narrow_takes(dlg_cuda_device *dev, const dlg_gemm *g)
 {
   const int64_t lo = g->m < g->n ? g->m : g->n, hi = g->m < g->n ? g->n : g->m;
-  const int64_t most = g->dtype_in == DLG_F32 ? f32_most(g) : DLG_NARROW_MAX_NN;
   dlg_operand op1, op2;
   int64_t m, n;
-  /* 2^30: the kernels' row and k indices, and a split's end, stay in 32 bits */
-  if (!dlg_config_get()->narrow || dlg_is_complex(g->dtype) || lo < 1 || lo > most ||
-      hi < 256 || hi > INT32_MAX / 2 || g->k < 256 || g->k > INT32_MAX / 2 ||
-      dlg_cuda_kernels(dev, DLG_KERNELS_NARROW) || !dev->narrow_reduce[0])
+  /* 2^30: the kernels' row and k indices, and a split's end, stay in 32 bits;
+   * widest() (a look at the layout) only for what passed the rest */
+  if (!dlg_config_get()->narrow || dlg_is_complex(g->dtype) || lo < 1 ||
+      lo > DLG_NARROW_MAX_F32 || hi < 256 || hi > INT32_MAX / 2 || g->k < 256 ||
+      g->k > INT32_MAX / 2 || lo > widest(g, lo) || dlg_cuda_kernels(dev, DLG_KERNELS_NARROW) ||
+      !dev->narrow_reduce[0])
     return 0;
   /* alpha = 0 scales C: the narrow kernels' k = 0, no product to hand over */
   if (lo <= 4 || g->alpha == 0) return 1;
