@@ -60,21 +60,15 @@ namespace tiny {
  * except the 16-bit types, which accumulate in float. */
 template <typename T> struct in {
   typedef T acc;
-  static __device__ __forceinline__ T load(const T *p) { return __ldg(p); }
   static __device__ __forceinline__ T cvt(T x) { return x; }
 };
 template <> struct in<__half> {
   typedef float acc;
   static __device__ __forceinline__ float cvt(__half x) { return hconv::widen(x); }
-  static __device__ __forceinline__ float load(const __half *p) { return hconv::widen(__ldg(p)); }
 };
 template <> struct in<__nv_bfloat16> {
   typedef float acc;
   static __device__ __forceinline__ float cvt(__nv_bfloat16 x) { return hconv::widen(x); }
-  static __device__ __forceinline__ float load(const __nv_bfloat16 *p)
-  {
-    return hconv::widen(__ldg(p));
-  }
 };
 
 template <typename A> static __device__ __forceinline__ A zero() { return A(0); }
@@ -167,7 +161,7 @@ template <typename T, int V> struct run {
 };
 template <typename T> struct run<T, 1> {
   typename in<T>::acc v;
-  __device__ __forceinline__ void load(const T *p) { v = in<T>::load(p); }
+  __device__ __forceinline__ void load(const T *p) { v = in<T>::cvt(__ldg(p)); }
   __device__ __forceinline__ void put(typename in<T>::acc *s, int) const { *s = v; }
 };
 
@@ -241,6 +235,58 @@ template <int R> static __device__ __forceinline__ void row(const double2 *p, do
 {
 #pragma unroll
   for (int r = 0; r < R; r++) v[r] = p[r];
+}
+
+/* What one access of the epilogue writes: one element of C (V = 1), or V
+ * adjacent ones as one 16-byte access; C is read (first) only where beta
+ * != 0. */
+template <typename C, int V> struct out {
+  uint4 *at, v;
+  template <typename S> __device__ __forceinline__ void aim(C *p, S be)
+  {
+    at = reinterpret_cast<uint4 *>(p);
+    if (be != S(0)) v = *at;
+  }
+  template <typename A, typename S> __device__ __forceinline__ void put(const A *x, S al, S be)
+  {
+    C *c = reinterpret_cast<C *>(&v);
+#pragma unroll
+    for (int r = 0; r < V; r++) tiny::put(c + r, x[r], al, be);
+    *at = v;
+  }
+};
+template <typename C> struct out<C, 1> {
+  C *at;
+  template <typename S> __device__ __forceinline__ void aim(C *p, S) { at = p; }
+  template <typename A, typename S> __device__ __forceinline__ void put(const A *x, S al, S be)
+  {
+    tiny::put(at, x[0], al, be);
+  }
+};
+
+/* C, staged in s in its memory order (total elements of the block's
+ * products), to memory as one run, V elements an access (out), UNROLL
+ * accesses aimed (and C read for beta) before the first is written: as
+ * stage(), one wait on memory a round. */
+template <typename C, int V, typename A, typename S>
+static __device__ __forceinline__ void leave(C *gc, const A *s, const walk &wc, int total,
+                                             const dlg_tiny_args &a, long long z0, S al, S be)
+{
+  const int nt = (int)blockDim.x;
+  for (int e0 = (int)threadIdx.x; e0 < total / V; e0 += UNROLL * nt) {
+    out<C, V> o[UNROLL];
+    bool live[UNROLL];
+#pragma unroll
+    for (int u = 0; u < UNROLL; u++) {
+      const int e = e0 + u * nt;
+      int p, i, j;
+      live[u] = e < total / V;
+      if (live[u]) wc.place(e * V, p, i, j), o[u].aim(gc + (z0 + p) * a.sc + i * a.crs + j * a.ccs, be);
+    }
+#pragma unroll
+    for (int u = 0; u < UNROLL; u++)
+      if (live[u]) o[u].put(s + (e0 + u * nt) * V, al, be);
+  }
 }
 
 template <typename T, typename C, typename S, int R>
@@ -325,45 +371,10 @@ static __device__ __forceinline__ void body(const dlg_tiny_args &a)
   const S al = (S)a.alpha, be = (S)a.beta;
   const walk wc(m, n, a.crs);
   const int total = count * m * n;
-  if (VEC && (a.vec & DLG_TINY_VEC_C)) { /* 16 bytes a store, as stage<T, WIDE> loads */
-    enum { V = 16 / sizeof(C) };
-    for (int e0 = tid; e0 < total / V; e0 += UNROLL * nt) {
-      uint4 *at[UNROLL], v[UNROLL];
-#pragma unroll
-      for (int u = 0; u < UNROLL; u++) {
-        const int e = e0 + u * nt;
-        int i, j;
-        at[u] = NULL;
-        if (e < total / V) {
-          wc.place(e * V, p, i, j);
-          at[u] = reinterpret_cast<uint4 *>(gc + (z0 + p) * a.sc + i * a.crs + j * a.ccs);
-          if (be != S(0)) v[u] = *at[u]; /* C read only for beta != 0 */
-        }
-      }
-#pragma unroll
-      for (int u = 0; u < UNROLL; u++)
-        if (at[u]) {
-          C *x = reinterpret_cast<C *>(&v[u]);
-#pragma unroll
-          for (int r = 0; r < V; r++) put(x + r, s[(e0 + u * nt) * V + r], al, be);
-          *at[u] = v[u];
-        }
-    }
-    return;
-  }
-  for (int e0 = tid; e0 < total; e0 += UNROLL * nt) { /* as stage(): C read UNROLL at a time */
-    C *at[UNROLL];
-#pragma unroll
-    for (int u = 0; u < UNROLL; u++) {
-      const int e = e0 + u * nt;
-      int i, j;
-      at[u] = NULL;
-      if (e < total) wc.place(e, p, i, j), at[u] = gc + (z0 + p) * a.sc + i * a.crs + j * a.ccs;
-    }
-#pragma unroll
-    for (int u = 0; u < UNROLL; u++)
-      if (at[u]) put(at[u], s[e0 + u * nt], al, be);
-  }
+  if (VEC && (a.vec & DLG_TINY_VEC_C)) /* 16 bytes a store, as stage<T, WIDE> loads */
+    leave<C, 16 / (int)sizeof(C)>(gc, s, wc, total, a, z0, al, be);
+  else
+    leave<C, 1>(gc, s, wc, total, a, z0, al, be);
 }
 
 } // namespace tiny
@@ -388,10 +399,10 @@ static __device__ __forceinline__ void body(const dlg_tiny_args &a)
     else tiny::body<T, float, float, R>(a);                                                \
   }
 
-/* B for each: the most that compile without spills (f32 2 x 2: 48
- * registers, five blocks; the 16-bit ones spill there, so four), but
- * complex128's one, as before the 16-byte paths (which it does without) */
-/* blocks an SM for float32, float64, complex64, complex128, the 16-bit types */
+/* B for float32, float64, complex64, complex128 and the 16-bit types: the
+ * most that compile without spills (f32 2 x 2: 48 registers, five blocks;
+ * the 16-bit ones spill there, so four), but complex128's one, as before
+ * the 16-byte paths (which it does without) */
 #define DLG_TINY_FAMILY(suffix, R, BF, BD, BC, BZ, BH)                             \
   DLG_TINY_KERNEL(dlg_tiny##suffix##_f32, R, BF, float, float, float)           \
   DLG_TINY_KERNEL(dlg_tiny##suffix##_f64, R, BD, double, double, double)        \
