@@ -107,7 +107,7 @@ for arch in $archs; do
     --kernel dlg_narrow_axpy_f32_32 --arch $arch "$dir/narrow.sass"
 done
 # The tiny kernels move operands in whole 16-byte runs in and out where
-# their layouts allow (tiny.cu, stage_vec).
+# their layouts allow (tiny.cu: stage and leave, 16 bytes an access).
 for arch in $archs; do
   gate "dlg_tiny* $arch: LDG.E.128, STG.E.128" 0 --gate-has LDG.E.128 --gate-has STG.E.128 \
     --kernel dlg_tiny --arch $arch "$dir/tiny.sass"

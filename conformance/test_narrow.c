@@ -209,7 +209,7 @@ int main(int argc, char **argv)
   char log[2048];
   setenv("DLGEMM_VERBOSE", "1", 1); /* read once, on the first call */
   if (tiny_mode) setenv("DLGEMM_TINY", "on", 1); /* every size, not only where they win */
-  if (n32_mode) setenv("DLGEMM_NARROW32", "on", 1); /* float32 17-32 wide, wherever auto takes it */
+  if (n32_mode) setenv("DLGEMM_NARROW32", "on", 1); /* float32 17-32 wide, whether auto takes it or not */
   int reached = 0; /* cases on the 128 x 64 tile, or on the tiny kernels' 16-byte accesses */
   round_lds = thin_mode;
   if (!cuda_backend_usable("test_narrow")) return 77;
