@@ -1,7 +1,8 @@
 #!/bin/bash
 # sweep_ways.sh - issue 51's "routing table, measured, not guessed" for the
 # complex products: the sweep's complex cells once under each embedding
-# pinned (DLGEMM_CGEMM_WAY: expand, split, expand_t, split_t) and once as
+# pinned (DLGEMM_CGEMM_WAY: expand, split, expand_t, split_t, native: the
+# complex DMMA kernels, embed: the embedding's own choice) and once as
 # the model picks (auto), then, cell by cell, the model's pick against the
 # fastest way: the cells where it loses by more than 5%, and the geometric
 # means (against cuBLAS) of the model's choice and of the best way per cell.
@@ -16,7 +17,7 @@ shift 2
 types=${*:-c64 c128}
 mkdir -p "$out"
 for t in $types; do
-  for way in auto expand split expand_t split_t; do
+  for way in auto expand split expand_t split_t native embed; do
     DLGEMM_CGEMM_WAY=$way "$build/bench/sweep" --only "$t" --sample "${SAMPLE:-4}" \
       >"$out/sweep_${t}_$way.log" 2>&1
     echo "$t $way: $(grep -E '^sweep ' "$out/sweep_${t}_$way.log")"
@@ -25,7 +26,7 @@ done
 python3 - "$out" $types <<'PY'
 import math, sys
 out, types = sys.argv[1], sys.argv[2:]
-ways = ["auto", "expand", "split", "expand_t", "split_t"]
+ways = ["auto", "expand", "split", "expand_t", "split_t", "native", "embed"]
 def cells(path):
     # type op family cell... m n k batch b dlgemm cuBLAS ratio C-differs
     r = {}

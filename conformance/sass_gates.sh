@@ -73,6 +73,14 @@ for arch in sm_80 sm_90; do
     fi
   done
 done
+# The complex DMMA kernels: DMMA, and each element one cp.async copy
+# (LDGSTS of 16 bytes for complex128, 8 for complex64).
+for arch in $archs; do
+  gate "dlg_zgemm_dmma_* $arch: DMMA, LDGSTS 16 bytes" 0 --gate-has DMMA --gate-has LDGSTS.E.BYPASS.LTC128B.128 \
+    --kernel dlg_zgemm_dmma_ --arch $arch "$dir/zgemm_dmma.sass"
+  gate "dlg_cgemm_dmma_* $arch: DMMA, LDGSTS 8 bytes" 0 --gate-has DMMA --gate-has LDGSTS.E.LTC128B.64 \
+    --kernel dlg_cgemm_dmma_ --arch $arch "$dir/zgemm_dmma.sass"
+done
 # The FP64 kernels fed by TMA and their split-last-wave twins (sm_90a
 # image): DMMA, the operands through UTMALDG, not element copies, C (beta
 # 0) through UTMASTG, and the producer's registers handed to the consumers

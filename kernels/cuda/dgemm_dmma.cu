@@ -69,12 +69,6 @@ static __device__ __forceinline__ void copy8(unsigned dst, const double *src, un
   asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"(dst), "l"(src), "r"(bytes)
                : "memory");
 }
-static __device__ __forceinline__ void commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
-/* Every copy group but the newest has landed (this thread's). */
-static __device__ __forceinline__ void wait_pending()
-{
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(NSTAGES - 2) : "memory");
-}
 
 /* One operand's ROWS x TBK tile (ROWS rows of op(X), X = A or B^T) into
  * shared memory, the general path.  KC: rows are k-contiguous in memory,
@@ -214,30 +208,9 @@ static __device__ __forceinline__ void tile_product(const dlg_dgemm_args &p, con
         fa[buf][i][e] = frag<A_KC, S::BM>(sa, wm + i * MM + g + 8 * (e % 2), k0 + q4 + 4 * (e / 2));
   };
 
-#pragma unroll
-  for (int s = 0; s < NSTAGES - 1; s++) {
-    if (s < tiles) load_stage(s);
-    commit();
-  }
-  wait_pending();
-  __syncthreads();
-  if (tiles > 0) load_frags(0, 0, 0);
-  for (int t = 0; t < tiles; t++) {
-    /* the stage of tile t - 1: every warp passed the barrier after reading it */
-    if (t + NSTAGES - 1 < tiles) load_stage(t + NSTAGES - 1);
-    commit();
-#pragma unroll
-    for (int ks = 0; ks < KS; ks++) {
-      if (ks + 1 < KS) {
-        load_frags((ks + 1) & 1, t, (ks + 1) * MK);
-      } else if (t + 1 < tiles) {
-        wait_pending();
-        __syncthreads(); /* tile t + 1 is in, from every thread's copies */
-        load_frags(0, t + 1, 0);
-      }
-      products(acc, fa[ks & 1], fb[ks & 1]);
-    }
-  }
+  cp_async_loop<NSTAGES, KS>(
+      tiles, load_stage, [&](int buf, int t, int ks) { load_frags(buf, t, ks * MK); },
+      [&](int buf) { products(acc, fa[buf], fb[buf]); });
 
   const int at = seg.slot(p);
   const bool part = at >= 0;

@@ -146,6 +146,46 @@ static __device__ __forceinline__ void products(double (&acc)[I][J][CE], const d
     for (int j = 0; j < J; j++) dmma(acc[i][j], fa[i], fb[j]);
 }
 
+/* The cp.async kernels' k loop over `tiles` tiles of STAGES stages, KS
+ * DMMA k-steps each, software-pipelined in registers: a warp loads the
+ * next k-step's fragments while the current one's DMMAs run, and the last
+ * k-step of a tile loads the first fragments of the next tile, after the
+ * barrier that hands its stage over (dgemm_dmma.cu says why).
+ * load_stage(t) issues tile t's copies into its stage, load_frags(buf, t,
+ * ks) reads k-step ks of tile t into fragment buffer buf, product(buf)
+ * runs the DMMAs of buffer buf. */
+template <int STAGES, int KS, typename LS, typename LF, typename PR>
+static __device__ __forceinline__ void cp_async_loop(int tiles, LS load_stage, LF load_frags,
+                                                     PR product)
+{
+  static_assert(KS % 2 == 0, "a tile starts in fragment buffer 0");
+#pragma unroll
+  for (int s = 0; s < STAGES - 1; s++) {
+    if (s < tiles) load_stage(s);
+    asm volatile("cp.async.commit_group;\n" ::: "memory");
+  }
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(STAGES - 2) : "memory");
+  __syncthreads();
+  if (tiles > 0) load_frags(0, 0, 0);
+  for (int t = 0; t < tiles; t++) {
+    /* the stage of tile t - 1: every warp passed the barrier after reading it */
+    if (t + STAGES - 1 < tiles) load_stage(t + STAGES - 1);
+    asm volatile("cp.async.commit_group;\n" ::: "memory");
+#pragma unroll
+    for (int ks = 0; ks < KS; ks++) {
+      if (ks + 1 < KS) {
+        load_frags((ks + 1) & 1, t, ks + 1);
+      } else if (t + 1 < tiles) {
+        /* every copy group but the newest has landed (this thread's) */
+        asm volatile("cp.async.wait_group %0;\n" ::"n"(STAGES - 2) : "memory");
+        __syncthreads(); /* tile t + 1 is in, from every thread's copies */
+        load_frags(0, t + 1, 0);
+      }
+      product(ks & 1);
+    }
+  }
+}
+
 /* The epilogue: the accumulators times alpha, plus beta times C, into
  * oc (om x on, column-major, leading dimension ldc); at(i, j, e, row,
  * col) says where accumulator [i][j][e] goes.  One DMMA row of tiles at a

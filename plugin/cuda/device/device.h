@@ -13,8 +13,9 @@
 #include "kernels/cuda/narrow_args.h"
 #include "kernels/cuda/tiny_args.h"
 #include "kernels/cuda/sgemm_args.h"
+#include "kernels/cuda/zgemm_args.h"
 
-enum { DLG_CUDA_MAX_MODULES = 16 };
+enum { DLG_CUDA_MAX_MODULES = 24 };
 
 /* lapack.cu's kernels, in the order of its names (device.c) */
 enum { DLG_LU_COLUMN, DLG_LASWP, DLG_TRSM_LEAF, DLG_POTRF_LEAF, DLG_TRI_ADD, DLG_HOUSEHOLDER,
@@ -41,6 +42,7 @@ typedef enum {
   DLG_KERNELS_TINY,   /* tiny.cu (optional) */
   DLG_KERNELS_LAPACK, /* lapack.cu */
   DLG_KERNELS_LEVEL3, /* level3.cu */
+  DLG_KERNELS_ZDMMA,  /* zgemm_dmma.cu (optional: complex products keep the real embedding) */
   DLG_KERNEL_SETS
 } dlg_kernel_set;
 
@@ -66,6 +68,9 @@ typedef struct dlg_cuda_device {
   CUfunction dgemm_tma[4];    /* dgemm_tma.cu (sm_90), the same order; 0: not loaded */
   CUfunction dgemm_tma_tail[4]; /* its twins for a split last wave */
   CUfunction dgemm_splitk_reduce;
+  /* zgemm_dmma.cu, [0 complex128, 1 complex64][a_kc * 2 + b_kc], and their
+   * split-K reduces; NULL where absent */
+  CUfunction zgemm[2][4], zgemm_reduce[2];
   /* hgemm_mma.cu, [DLG_TC_* kind][a_kc * 2 + b_kc]; TF32 has kk only */
   CUfunction hgemm_mma[DLG_TC_KINDS][4];
   CUfunction tf32_pack, pad16;  /* tf32_pack.cu */

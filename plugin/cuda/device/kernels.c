@@ -280,6 +280,26 @@ static CUresult load_dmma(const dlg_cuda_api *cu, dlg_cuda_device *dev)
   return r;
 }
 
+/* The complex DMMA kernels, complex128 and complex64 (optional: without
+ * them complex products take the real embedding, cgemm.c). */
+static CUresult load_zdmma(const dlg_cuda_api *cu, dlg_cuda_device *dev)
+{
+  static const char *const ab[4] = {"rr", "rk", "kr", "kk"};
+  static const int smem[2] = {DLG_ZGEMM_SMEM, DLG_CGEMM_SMEM};
+  char name[40];
+  CUresult r = CUDA_SUCCESS;
+  int t;
+  for (t = 0; !r && t < 10; t++) {
+    const char type = "zc"[t % 2];
+    if (t < 8) snprintf(name, sizeof name, "dlg_%cgemm_dmma_%s", type, ab[t / 2]);
+    else snprintf(name, sizeof name, "dlg_%cgemm_splitk_reduce", type);
+    r = get_kernel(cu, dev, "zgemm_dmma", name, t < 8 ? smem[t % 2] : 0,
+                   t < 8 ? &dev->zgemm[t % 2][t / 2] : &dev->zgemm_reduce[t % 2]);
+  }
+  if (r) memset(dev->zgemm, 0, sizeof dev->zgemm), memset(dev->zgemm_reduce, 0, sizeof dev->zgemm_reduce);
+  return r;
+}
+
 /* The mma.sync set and TF32's packing. */
 static CUresult load_mma(const dlg_cuda_api *cu, dlg_cuda_device *dev)
 {
@@ -305,6 +325,7 @@ static const struct {
   {"SIMT", load_simt, 0},     {"DMMA", load_dmma, 0},     {"mma.sync", load_mma, 0},
   {"wgmma", load_wgmma, 1},   {"padding", load_pad, 1},   {"narrow", load_narrow, 1},
   {"tiny", load_tiny, 1},     {"LAPACK", load_lapack, 0}, {"level-3", load_level3, 0},
+  {"complex DMMA", load_zdmma, 1},
 };
 
 dlgemm_status dlg_cuda_kernels(dlg_cuda_device *dev, dlg_kernel_set set)

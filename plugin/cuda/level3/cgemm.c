@@ -25,6 +25,10 @@
  * 51).  So each call takes the way that moves the fewest bytes by a count
  * of its passes (the tiles' re-reads aside), the proven direct expansion
  * unless another saves a fifth.
+ *
+ * The complex DMMA kernels (zdmma.h) do the expansion where they read
+ * fragments, with no pass at all; native_wins() says where they are
+ * measured to beat the embedding's best way.
  */
 #include <math.h>
 #include "core/config.h"
@@ -32,6 +36,7 @@
 #include "cuda/device/driver.h"
 #include "cuda/level3/cgemm.h"
 #include "cuda/level3/launch.h"
+#include "cuda/level3/zdmma.h"
 
 /* O = alpha op(F)' op(G)' + beta O, in one orientation: F m x k, G k x n,
  * O m x n; batch strides in complex elements. */
@@ -161,6 +166,31 @@ static void split(dlg_factor_run *r, const double alpha[2], const problem *p, do
   dlg_l3_release(r, w);
 }
 
+/* Where the complex DMMA kernels (zdmma.h) beat the embedding: measured
+ * with each pinned over the sweep's complex cells (DLGEMM_CGEMM_WAY=native
+ * and =embed, H200, session 35), the native kernel wins where the
+ * embedding's packing passes cost as much as its products: batches of
+ * products with C 48 or more on each side and m n k up to 2^25 (attention
+ * heads up to sequence 512, batched 96^3: complex128 1.02-2.6x the
+ * embedding's speed, complex64 1.05-2.3x).  Past that the embedding's
+ * real kernels (TMA-fed for FP64) are 0-15% faster; and where the
+ * embedding only packs A (B and C interleaved, B not conjugated: NN- and
+ * TN-like) complex64 loses from 2^22 on (scores 256 x 256 x 64: 0.94, 512:
+ * 0.87), its FP32 kernels keeping up with FP64 DMMA: there it stops at
+ * 2^21.  Single products keep the embedding: complex128's TMA kernels run
+ * odd squares 5-10% faster, complex64's FP32 kernels aligned squares
+ * (1536-4096: native 0.84-0.94 of them; only odd sides, 1000-5000, went
+ * 1.03-1.27x faster native, their ragged edges the embedding's cost), and
+ * the embedding's narrow kernels stream a side of 1-32 that the native 64
+ * x 64 tile mostly leaves empty (native 0.4-0.7 there, 0.7-1.07 at 48-384). */
+static int native_wins(const problem *p, int64_t batch, dlg_dtype type)
+{
+  const double m = (double)p->o.rows, n = (double)p->o.cols, k = (double)p->f.cols;
+  const int packs_a_only = interleaved(p->g) && !p->cg && interleaved(p->o);
+  return batch > 1 && m >= 48 && n >= 48 &&
+         m * n * k <= (type == DLG_C64 && packs_a_only ? 1 << 21 : 1 << 25);
+}
+
 void dlg_cuda_blas3_complex_batch(dlg_factor_run *r, const double alpha[2], dlg_dview a,
                                   int64_t sa, int ca, dlg_dview b, int64_t sb, int cb,
                                   double beta, dlg_dview c, int64_t sc, int64_t batch)
@@ -170,10 +200,18 @@ void dlg_cuda_blas3_complex_batch(dlg_factor_run *r, const double alpha[2], dlg_
       {dlg_step_transposed(b), dlg_step_transposed(a), dlg_step_transposed(c), cb, ca, sb, sa,
        sc}};
   const problem *p = &ways[0];
-  const int pin = dlg_config_get()->cgemm_way - 1; /* -1: the model's choice */
+  const int way = dlg_config_get()->cgemm_way, pin = way >= 1 && way <= 4 ? way - 1 : -1;
   int w, splits = 0;
   double best = 0.8 * expand_cost(p, beta), cost;
   if (r->status || !c.rows || !c.cols || !batch) return;
+  /* the complex DMMA kernels, no packing (zdmma.h), where they win or
+   * are pinned (DLGEMM_CGEMM_WAY=native; embed or one of the four pins
+   * the embedding) */
+  if (((way == 0 && native_wins(p, batch, r->dtype)) || way == 5) &&
+      dlg_cuda_zdmma_takes(r, a, b, c)) {
+    dlg_cuda_zdmma(r, alpha, a, sa, ca, b, sb, cb, beta, c, sc, batch);
+    return;
+  }
   for (w = 0; w < 4; w++) {
     if (w == 0) continue; /* the direct expansion: best's start */
     cost = w & 1 ? split_cost(&ways[w / 2], beta) : expand_cost(&ways[w / 2], beta);

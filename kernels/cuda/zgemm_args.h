@@ -1,0 +1,48 @@
+/*
+ * zgemm_args.h - the kernel parameter and tile constants of the complex
+ * tensor-core GEMM (zgemm_dmma.cu: complex128 and complex64 on FP64 DMMA),
+ * shared with the host code that launches it (plain C,
+ * plugin/cuda/level3/zdmma.c).
+ */
+#ifndef DLG_ZGEMM_ARGS_H
+#define DLG_ZGEMM_ARGS_H
+
+/* C = alpha op(A)' op(B)' + beta C, column-major, in complex elements
+ * (each two doubles or two floats, real part first); op(X)' is
+ * conj(op(X)) where conj_x.  Strides and batch strides count complex
+ * elements. */
+typedef struct dlg_zgemm_args {
+  int m, n, k;
+  double alpha_re, alpha_im, beta; /* beta real: the callers scale C by a complex one first */
+  const void *a;
+  const void *b;
+  void *c;
+  long long lda, ldb, ldc;
+  long long sa, sb, sc; /* batch strides (elements); 0 broadcasts */
+  int conj_a, conj_b;
+  /* Split-K's chunks are a batch strided along k (zdmma.c): the last
+   * entry's k when it is shorter than the others' (0: every entry's is k) */
+  int k_last;
+} dlg_zgemm_args;
+
+/* A 64 x 64 complex tile of C per block of 128 threads (the real kernel's
+ * 128 x 64, its rows C's real and imaginary parts), two blocks per SM,
+ * k in steps of 8 complex elements, three cp.async stages. */
+#define DLG_ZGEMM_BM 64
+#define DLG_ZGEMM_BN 64
+#define DLG_ZGEMM_BK 8
+#define DLG_ZGEMM_STAGES 3
+#define DLG_ZGEMM_THREADS 128
+#define DLG_ZGEMM_BLOCKS_PER_SM 2
+/* A ROWS x BK tile of complex elements, stored [k][row] with rows padded
+ * to ROWS + 4 or [row][k] with k padded to BK + 2 (zgemm_dmma.cu says
+ * why): room for the larger, in doubles. */
+#define DLG_ZGEMM_TILE(ROWS)                                                                  \
+  (2 * ((ROWS) * (DLG_ZGEMM_BK + 2) > DLG_ZGEMM_BK * ((ROWS) + 4) ? (ROWS) * (DLG_ZGEMM_BK + 2) \
+                                                                   : DLG_ZGEMM_BK * ((ROWS) + 4)))
+#define DLG_ZGEMM_STAGE_DOUBLES (DLG_ZGEMM_TILE(DLG_ZGEMM_BM) + DLG_ZGEMM_TILE(DLG_ZGEMM_BN))
+#define DLG_ZGEMM_SMEM (DLG_ZGEMM_STAGES * DLG_ZGEMM_STAGE_DOUBLES * 8)
+/* complex64's stages: the same tiles of floats */
+#define DLG_CGEMM_SMEM (DLG_ZGEMM_SMEM / 2)
+
+#endif

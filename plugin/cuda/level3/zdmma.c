@@ -1,0 +1,153 @@
+/*
+ * zdmma.c - a batch of complex products on zgemm_dmma.cu (zdmma.h):
+ * the orientation (C column-major, or the transposed problem C^T = op(B)^T
+ * op(A)^T where C is row-major), each operand's contiguous dimension, k
+ * split across blocks where C's tiles leave the chip idle, and grids of at
+ * most 65535 batch entries.
+ */
+#include <stdint.h>
+#include <string.h>
+#include "core/config.h"
+#include "core/errors.h"
+#include "cuda/device/device.h"
+#include "cuda/device/driver.h"
+#include "cuda/device/kernels.h"
+#include "cuda/level3/launch.h"
+#include "cuda/level3/zdmma.h"
+
+/* v with a unit stride along a dimension of one element (any stride does
+ * there), so that a vector is a column or a row as its other stride says. */
+static dlg_dview settled(dlg_dview v)
+{
+  if (v.rows == 1) v.rs = 1;
+  else if (v.cols == 1) v.cs = 1;
+  return v;
+}
+
+/* [0] complex128, [1] complex64: the kernels' index, the element's bytes */
+static int type_of(const dlg_factor_run *r) { return r->dtype == DLG_C64; }
+
+static int readable(dlg_dview v, unsigned bytes)
+{
+  v = settled(v);
+  return (v.rs == 1 || v.cs == 1) && v.p % bytes == 0;
+}
+
+int dlg_cuda_zdmma_takes(dlg_factor_run *r, dlg_dview a, dlg_dview b, dlg_dview c)
+{
+  const unsigned bytes = type_of(r) ? 8 : 16;
+  return dlg_is_complex(r->dtype) && !r->status && readable(a, bytes) && readable(b, bytes) &&
+         readable(c, bytes) && a.rows <= INT32_MAX && a.cols <= INT32_MAX &&
+         b.cols <= INT32_MAX && !dlg_cuda_kernels(r->dev, DLG_KERNELS_ZDMMA) &&
+         r->dev->zgemm[type_of(r)][0];
+}
+
+static long long tiles_of(const dlg_zgemm_args *p)
+{
+  return (long long)((p->m + DLG_ZGEMM_BM - 1) / DLG_ZGEMM_BM) *
+         ((p->n + DLG_ZGEMM_BN - 1) / DLG_ZGEMM_BN);
+}
+
+/* Split-K as dgemm.c has it: a single product whose tiles fill under half
+ * a wave, with a long k, is cut into chunks of at least 256 that fill
+ * about one wave. */
+static int splits_for(const dlg_cuda_device *dev, const dlg_zgemm_args *p, int64_t batch)
+{
+  const long long tiles = tiles_of(p), wave = (long long)dev->sms * DLG_ZGEMM_BLOCKS_PER_SM;
+  long long s;
+  if (batch != 1 || p->k < 1024 || 2 * tiles > wave || dlg_cuda_lean()) return 1;
+  s = wave / tiles;
+  if (s > p->k / 256) s = p->k / 256;
+  return s < 2 ? 1 : (int)s;
+}
+
+static void launch(dlg_factor_run *r, int kernel, dlg_zgemm_args p, int64_t batch)
+{
+  const int64_t zmax = 65535;
+  int64_t b0;
+  CUresult e = CUDA_SUCCESS;
+  for (b0 = 0; b0 < batch && !e; b0 += zmax) {
+    const size_t bytes = type_of(r) ? 8 : 16; /* an element */
+    dlg_zgemm_args q = p;
+    void *params[] = {&q};
+    q.a = (const char *)q.a + (size_t)(b0 * q.sa) * bytes;
+    q.b = (const char *)q.b + (size_t)(b0 * q.sb) * bytes;
+    q.c = (char *)q.c + (size_t)(b0 * q.sc) * bytes;
+    e = dlg_fault_injected(DLG_FAULT_LAUNCH)
+            ? CUDA_ERROR_LAUNCH_FAILED
+            : r->cu->LaunchKernel(r->dev->zgemm[type_of(r)][kernel], (unsigned)tiles_of(&p), 1,
+                                  (unsigned)(batch - b0 < zmax ? batch - b0 : zmax),
+                                  DLG_ZGEMM_THREADS, 1, 1,
+                                  type_of(r) ? DLG_CGEMM_SMEM : DLG_ZGEMM_SMEM, r->stream,
+                                  params, NULL);
+  }
+  if (e)
+    r->status = dlg_fail(DLGEMM_ERR_BACKEND_FAILED, "CUDA kernel launch failed: %s",
+                         dlg_cuda_error(e));
+}
+
+/* The chunks of k as one batch strided along k into pooled partial
+ * products (alpha applied, beta 0), then C = their sum + beta C, C seen as
+ * the real matrix of twice its rows. */
+static void launch_split(dlg_factor_run *r, int kernel, const dlg_zgemm_args *a, int a_kc,
+                         int b_kc, int splits)
+{
+  const long long kchunk =
+      ((a->k + splits - 1) / splits + DLG_ZGEMM_BK - 1) / DLG_ZGEMM_BK * DLG_ZGEMM_BK;
+  const long long mn = (long long)a->m * a->n, last = (a->k - 1) / kchunk;
+  const CUdeviceptr work = dlg_l3_scratch(r, (size_t)(mn * (last + 1)) * (type_of(r) ? 8 : 16));
+  dlg_zgemm_args p = *a;
+  void *w = (void *)(uintptr_t)work;
+  int m2 = 2 * a->m, n = a->n, parts = (int)last + 1;
+  long long ldc2 = 2 * a->ldc;
+  double beta = a->beta;
+  if (!work) return;
+  p.k = (int)kchunk, p.beta = 0.0, p.c = w, p.ldc = a->m, p.sc = mn;
+  p.k_last = a->k - last * kchunk < kchunk ? (int)(a->k - last * kchunk) : 0;
+  p.sa = a_kc ? kchunk : kchunk * a->lda;
+  p.sb = b_kc ? kchunk : kchunk * a->ldb;
+  launch(r, kernel, p, parts);
+  if (!r->status) {
+    void *rp[] = {&w, (void *)&a->c, &m2, &n, &parts, &ldc2, &beta};
+    const long long blocks = (2 * mn + 255) / 256 < 4096 ? (2 * mn + 255) / 256 : 4096;
+    const CUresult e = r->cu->LaunchKernel(r->dev->zgemm_reduce[type_of(r)], (unsigned)blocks, 1,
+                                           1, 256, 1, 1, 0, r->stream, rp, NULL);
+    if (e)
+      r->status = dlg_fail(DLGEMM_ERR_BACKEND_FAILED, "CUDA kernel launch failed: %s",
+                           dlg_cuda_error(e));
+  }
+  dlg_l3_release(r, work);
+}
+
+void dlg_cuda_zdmma(dlg_factor_run *r, const double alpha[2], dlg_dview a, int64_t sa, int ca,
+                    dlg_dview b, int64_t sb, int cb, double beta, dlg_dview c, int64_t sc,
+                    int64_t batch)
+{
+  dlg_zgemm_args p;
+  dlg_dview f = settled(a), g = settled(b), o = settled(c);
+  int a_kc, b_kc, splits;
+  if (r->status || !o.rows || !o.cols || !batch) return;
+  if (o.rs != 1) { /* C row-major: C^T = op(B)^T op(A)^T, column-major */
+    const dlg_dview t = f;
+    const int64_t st = sa;
+    const int ct = ca;
+    f = settled(dlg_step_transposed(g)), g = settled(dlg_step_transposed(t));
+    o = settled(dlg_step_transposed(o));
+    sa = sb, sb = st, ca = cb, cb = ct;
+  }
+  memset(&p, 0, sizeof p);
+  a_kc = f.rs != 1; /* op(A)'s rows along k */
+  b_kc = g.rs == 1; /* op(B)'s columns along k */
+  p.m = (int)o.rows, p.n = (int)o.cols, p.k = (int)f.cols;
+  p.alpha_re = alpha[0], p.alpha_im = alpha[1], p.beta = beta;
+  if (alpha[0] == 0 && alpha[1] == 0) p.k = 0; /* A and B not read */
+  p.a = (const void *)(uintptr_t)f.p, p.lda = a_kc ? f.rs : f.cs, p.sa = sa;
+  p.b = (const void *)(uintptr_t)g.p, p.ldb = b_kc ? g.cs : g.rs, p.sb = sb;
+  p.c = (void *)(uintptr_t)o.p, p.ldc = o.cs, p.sc = sc;
+  p.conj_a = ca != 0, p.conj_b = cb != 0;
+  splits = splits_for(r->dev, &p, batch);
+  if (splits > 1) launch_split(r, a_kc * 2 + b_kc, &p, a_kc, b_kc, splits);
+  else launch(r, a_kc * 2 + b_kc, p, batch);
+  if (!r->status && dlg_config_get()->verbose)
+    dlg_note("complex DMMA %dx%d tile, k in %d split(s)", DLG_ZGEMM_BM, DLG_ZGEMM_BN, splits);
+}
