@@ -16,11 +16,14 @@
  * leaves the rest to the next BLAS, as the real engine does with its tiles.
  *
  * Products whose m, n and k are all 64 or less go to the tiny kernels
- * instead (cuda/device/tiny.c), the whole batch in one launch.
+ * instead (cuda/device/tiny.c), the whole batch in one launch - except
+ * batches with C 48 or more on each side, which cgemm.c's rule gives to
+ * the complex DMMA kernels (tiny_first).
  *
  * The imaginary parts of alpha and beta are 0: dlgemm_matmul's are real.
  */
 #include <stdint.h>
+#include "core/config.h"
 #include "core/errors.h"
 #include "core/level3.h"
 #include "cpu/backend.h"
@@ -28,6 +31,7 @@
 #include "cuda/level3/blas3.h"
 #include "cuda/level3/cgemm.h"
 #include "cuda/level3/complex_gemm.h"
+#include "cuda/level3/zdmma.h"
 #include "cuda/level3/offload.h"
 
 /* The column-major rows x cols matrix op(X) is read from, X stored with
@@ -70,12 +74,25 @@ static void batched(dlg_factor_run *r, const dlg_gemm *g)
   }
 }
 
+/* The tiny kernels, unless (auto) the batch is one cgemm.c's rule gives
+ * to the complex DMMA kernels: C 48 or more on each side (its 2^21 and
+ * 2^25 bounds on m n k hold at the tiny kernels' sizes).  complex128 48^3
+ * and 64^3 batched ran at 1.04-1.11 of cuBLAS there, 0.30-0.52 on the tiny
+ * kernels (H200, session 35). */
+static int tiny_first(dlg_cuda_device *dev, const dlg_gemm *g)
+{
+  const dlg_config *c = dlg_config_get();
+  const int native = c->tiny == 1 && (c->cgemm_way == 0 || c->cgemm_way == 5) &&
+                     g->batch > 1 && g->k > 0 && g->alpha != 0 && g->m >= 48 && g->n >= 48;
+  return dlg_cuda_tiny_takes(dev, g) && !(native && dlg_cuda_zdmma_ready(dev, g->dtype));
+}
+
 dlgemm_status dlg_cuda_complex_device(dlg_cuda_device *dev, const dlg_cuda_api *cu,
                                       const dlg_gemm *g, CUstream stream)
 {
   dlg_factor_run r = {0};
   int64_t p;
-  if (dlg_cuda_tiny_takes(dev, g)) return dlg_cuda_tiny(dev, g, stream);
+  if (tiny_first(dev, g)) return dlg_cuda_tiny(dev, g, stream);
   r.dev = dev, r.cu = cu, r.stream = stream, r.dtype = g->dtype, r.precision = g->precision;
   if (g->batch > 1 && g->k > 0 && g->alpha != 0) {
     batched(&r, g);

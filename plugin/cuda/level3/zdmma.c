@@ -33,13 +33,18 @@ static int readable(dlg_dview v, unsigned bytes)
   return (v.rs == 1 || v.cs == 1) && v.p % bytes == 0;
 }
 
+int dlg_cuda_zdmma_ready(dlg_cuda_device *dev, dlg_dtype t)
+{
+  return dlg_is_complex(t) && !dlg_cuda_kernels(dev, DLG_KERNELS_ZDMMA) &&
+         dev->zgemm[t == DLG_C64][0];
+}
+
 int dlg_cuda_zdmma_takes(dlg_factor_run *r, dlg_dview a, dlg_dview b, dlg_dview c)
 {
   const unsigned bytes = type_of(r) ? 8 : 16;
-  return dlg_is_complex(r->dtype) && !r->status && readable(a, bytes) && readable(b, bytes) &&
-         readable(c, bytes) && a.rows <= INT32_MAX && a.cols <= INT32_MAX &&
-         b.cols <= INT32_MAX && !dlg_cuda_kernels(r->dev, DLG_KERNELS_ZDMMA) &&
-         r->dev->zgemm[type_of(r)][0];
+  return !r->status && readable(a, bytes) && readable(b, bytes) && readable(c, bytes) &&
+         a.rows <= INT32_MAX && a.cols <= INT32_MAX && b.cols <= INT32_MAX &&
+         dlg_cuda_zdmma_ready(r->dev, r->dtype);
 }
 
 static long long tiles_of(const dlg_zgemm_args *p)

@@ -13,6 +13,10 @@
  * dimensions, its elements aligned, the kernels loaded). */
 int dlg_cuda_zdmma_takes(dlg_factor_run *r, dlg_dview a, dlg_dview b, dlg_dview c);
 
+/* Whether the kernels of complex type t are loaded on dev (looked up on
+ * first use). */
+int dlg_cuda_zdmma_ready(dlg_cuda_device *dev, dlg_dtype t);
+
 /* The product, where dlg_cuda_zdmma_takes; a failure in r->status. */
 void dlg_cuda_zdmma(dlg_factor_run *r, const double alpha[2], dlg_dview a, int64_t sa, int ca,
                     dlg_dview b, int64_t sb, int cb, double beta, dlg_dview c, int64_t sc,
