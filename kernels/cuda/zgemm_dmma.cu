@@ -1,7 +1,8 @@
 /*
- * zgemm_dmma.cu - complex128 GEMM on the double-precision tensor cores,
+ * zgemm_dmma.cu - complex GEMM on the double-precision tensor cores,
  * reading A, B and C where they are: C = alpha op(A)' op(B)' + beta C
- * (zgemm_args.h), for the products the real embedding loses on.
+ * (zgemm_args.h), complex128 and complex64, for the products the real
+ * embedding loses on (cgemm.c's native_wins says which).
  *
  * The embedding (plugin/cuda/level3/cgemm.c) makes a complex product one
  * real GEMM by packing an operand into [re -im; im re] blocks, copying
@@ -17,8 +18,9 @@
  *   [x -y; y x] for each a = x + iy, B' (2k x n) B's interleaved storage,
  *   C' (2m x n) C's.  Four real products a complex one, each rounded as
  *   DMMA rounds, as the embedding's.
- * - cp.async copies complex elements (16 bytes, one chunk each) into the
- *   stages as they are; a lane's fragment element of A' at real row r and
+ * - cp.async copies complex elements (one chunk each: 16 bytes, complex64
+ *   8, widened to double as fragments are read: FP64 DMMA's rate and
+ *   rounding, C rounded once to float) into the stages as they are; a lane's fragment element of A' at real row r and
  *   real k c is part (r ^ c) & 1 of a(r / 2, c / 2), negated when r is even
  *   and c odd.  In every DMMA fragment a lane's row parity is that of g =
  *   lane / 4 and its k parity that of t = lane % 4 (PTX ISA, m16n8k8 and
@@ -32,14 +34,15 @@
  *   padded to ROWS + 4 elements when the operand's contiguous dimension is
  *   the row, [row][k] with k padded to 8 + 2 when it is k: a fragment read
  *   (lanes' rows g / 2, ks t / 2, parts (g ^ t) & 1) then covers 16
- *   distinct bank pairs (136 and 20 doubles are 8 and 4 mod 16).
+ *   distinct bank pairs (136 and 20 doubles are 8 and 4 mod 16), and for
+ *   complex64 16 distinct banks (136 and 20 floats: 8 and 20 mod 32).
  * - The epilogue: a lane holds one part of each of its C elements and the
  *   lane 4 away (g ^ 1) the other, exchanged by a shuffle for the complex
  *   alpha; beta is real (callers scale C by a complex beta first), beta ==
  *   0 never reads C.
  * - Split-K (zdmma.c) runs the same kernel over chunks of k as a batch
- *   into a workspace (alpha applied, beta 0), which dlg_dgemm_splitk_reduce
- *   adds into C as a real matrix of twice the rows.
+ *   into a workspace (alpha applied, beta 0), which the reduce below adds
+ *   into C as a real matrix of twice the rows.
  */
 #include "dgemm_tile.cuh"
 #include "zgemm_args.h"
@@ -72,7 +75,7 @@ static __device__ __forceinline__ void copy(unsigned dst, const E *src, unsigned
                  : "memory");
 }
 
-/* Where complex element (row, kk) of a stored tile begins, in doubles. */
+/* Where complex element (row, kk) of a stored tile begins, in parts. */
 template <bool KC, int ROWS>
 static __device__ __forceinline__ int at(int row, int kk)
 {
