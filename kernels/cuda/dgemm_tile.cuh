@@ -195,8 +195,8 @@ static __device__ __forceinline__ void cp_async_loop(int tiles, LS load_stage, L
  * its beta == 0 speed).  beta == 0 never reads C.  The two loops are
  * written out: one walk passed a reading and a writing lambda made each
  * kernel 112 instructions longer. */
-template <int I, int J, typename AT>
-static __device__ __forceinline__ void store_c(double *oc, long long ldc, int om, int on,
+template <int I, int J, typename AT, typename O>
+static __device__ __forceinline__ void store_c(O *oc, long long ldc, int om, int on,
                                                double alpha, double beta,
                                                const double (&acc)[I][J][CE], AT at)
 {
@@ -209,7 +209,8 @@ static __device__ __forceinline__ void store_c(double *oc, long long ldc, int om
       for (int j = 0; j < J; j++) {
         int row, col;
         at(i, j, e, row, col);
-        old[j][e] = beta != 0.0 && row < om && col < on ? oc[row + (long long)col * ldc] : 0.0;
+        old[j][e] =
+            beta != 0.0 && row < om && col < on ? (double)oc[row + (long long)col * ldc] : 0.0;
       }
 #pragma unroll
     for (int e = 0; e < CE; e++)
@@ -219,7 +220,7 @@ static __device__ __forceinline__ void store_c(double *oc, long long ldc, int om
         at(i, j, e, row, col);
         if (row < om && col < on)
           oc[row + (long long)col * ldc] =
-              beta == 0.0 ? alpha * acc[i][j][e] : alpha * acc[i][j][e] + beta * old[j][e];
+              (O)(beta == 0.0 ? alpha * acc[i][j][e] : alpha * acc[i][j][e] + beta * old[j][e]);
       }
   }
 }

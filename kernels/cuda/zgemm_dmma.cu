@@ -38,11 +38,12 @@
  *   complex64 16 distinct banks (136 and 20 floats: 8 and 20 mod 32).
  * - The epilogue: a lane holds one part of each of its C elements and the
  *   lane 4 away (g ^ 1) the other, exchanged by a shuffle for the complex
- *   alpha; beta is real (callers scale C by a complex beta first), beta ==
- *   0 never reads C.
+ *   alpha; then C' goes out through dgemm_tile.cuh's store_c.  beta is
+ *   real (callers scale C by a complex beta first), beta == 0 never reads C.
  * - Split-K (zdmma.c) runs the same kernel over chunks of k as a batch
- *   into a workspace (alpha applied, beta 0), which the reduce below adds
- *   into C as a real matrix of twice the rows.
+ *   into a workspace (alpha applied, beta 0), which a reduce adds into C
+ *   as a real matrix of twice the rows (dgemm_dmma.cu's for complex128,
+ *   the one below for complex64).
  */
 #include "dgemm_tile.cuh"
 #include "zgemm_args.h"
@@ -210,59 +211,28 @@ static __device__ __forceinline__ void gemm(const dlg_zgemm_args &p)
   dmma::cp_async_loop<NSTAGES, KS>(tiles, load_stage, load_frags,
                                    [&](int buf) { dmma::products(acc, fa[buf], fb[buf]); });
 
-  /* C element e of DMMA tile (i, j): complex row g / 2 + 4 (e / 2), column
-   * 2 q4 + e % 2, part g % 2; all of a row of tiles read before any is
-   * written (dgemm_tile.cuh's store_c says why) */
   /* alpha x: its real part ar re - ai im, its imaginary part ar im + ai
-   * re, so a lane's own part v and its partner's w give ar v -+ ai w */
+   * re, so a lane's own part v and its partner's (the lane 4 away) w give
+   * ar v -+ ai w; every lane sends its own part before it is replaced */
   const int part = g & 1;
   const double ai = part ? p.alpha_im : -p.alpha_im;
 #pragma unroll
-  for (int i = 0; i < I; i++) {
-    double old[J][CE];
+  for (int i = 0; i < I; i++)
 #pragma unroll
     for (int j = 0; j < J; j++)
 #pragma unroll
-      for (int e = 0; e < CE; e++) { /* every lane sends its own part before it is replaced */
+      for (int e = 0; e < CE; e++) {
         const double v = acc[i][j][e], w = __shfl_xor_sync(0xffffffffu, v, 4);
         acc[i][j][e] = __fma_rn(ai, w, p.alpha_re * v);
       }
-#pragma unroll
-    for (int j = 0; j < J; j++)
-#pragma unroll
-      for (int e = 0; e < CE; e++) {
-        const int row = m0 + wm + i * MM / 2 + g / 2 + 4 * (e / 2), col = n0 + wn + j * 8 + 2 * q4 + e % 2;
-        old[j][e] = p.beta != 0.0 && row < p.m && col < p.n
-                        ? (double)c[2 * (row + (long long)col * p.ldc) + part]
-                        : 0.0;
-      }
-#pragma unroll
-    for (int j = 0; j < J; j++)
-#pragma unroll
-      for (int e = 0; e < CE; e++) {
-        const int row = m0 + wm + i * MM / 2 + g / 2 + 4 * (e / 2), col = n0 + wn + j * 8 + 2 * q4 + e % 2;
-        if (row < p.m && col < p.n)
-          c[2 * (row + (long long)col * p.ldc) + part] =
-              (E)(p.beta == 0.0 ? acc[i][j][e] : acc[i][j][e] + p.beta * old[j][e]);
-      }
-  }
-}
-
-/* Split-K's second pass (zdmma.c): C = the sum of the splits' partial
- * products (m2 x n reals each, one after the other in work) + beta C, in
- * double, added in split order: the result does not depend on the launch. */
-template <typename E>
-static __device__ __forceinline__ void reduce(const E *work, E *c, int m2, int n, int splits,
-                                              long long ldc2, double beta)
-{
-  const long long mn = (long long)m2 * n;
-  for (long long e = blockIdx.x * (long long)blockDim.x + threadIdx.x; e < mn;
-       e += (long long)gridDim.x * blockDim.x) {
-    double s = 0.0;
-    for (int q = 0; q < splits; q++) s += (double)work[q * mn + e];
-    E *cp = c + (e / m2) * ldc2 + e % m2;
-    *cp = (E)(beta == 0.0 ? s : s + beta * (double)*cp);
-  }
+  /* then C' as a real matrix of twice C's rows: element e of DMMA tile
+   * (i, j) at complex row g / 2 + 4 (e / 2), part g % 2, column 2 q4 + e %
+   * 2; alpha is in the sums already */
+  dmma::store_c(c, 2 * p.ldc, 2 * p.m, p.n, 1.0, p.beta, acc,
+                [&](int i, int j, int e, int &row, int &col) {
+                  row = 2 * (m0 + wm + i * MM / 2 + g / 2 + 4 * (e / 2)) + part;
+                  col = n0 + wn + j * 8 + 2 * q4 + e % 2;
+                });
 }
 
 } // namespace zdmma
@@ -286,13 +256,20 @@ DLG_ZGEMM_KERNEL(dlg_cgemm_dmma_rk, float, false, true)
 DLG_ZGEMM_KERNEL(dlg_cgemm_dmma_kr, float, true, false)
 DLG_ZGEMM_KERNEL(dlg_cgemm_dmma_kk, float, true, true)
 #undef DLG_ZGEMM_KERNEL
-extern "C" __global__ void dlg_zgemm_splitk_reduce(const double *work, double *c, int m2, int n,
-                                                   int splits, long long ldc2, double beta)
-{
-  zdmma::reduce(work, c, m2, n, splits, ldc2, beta);
-}
+/* complex64's split-K second pass (zdmma.c; complex128's is
+ * dlg_dgemm_splitk_reduce): C = the sum of the splits' partial products
+ * (m2 x n floats each, one after the other in work) + beta C, summed in
+ * double in split order, so the result does not depend on the launch, and
+ * rounded once. */
 extern "C" __global__ void dlg_cgemm_splitk_reduce(const float *work, float *c, int m2, int n,
                                                    int splits, long long ldc2, double beta)
 {
-  zdmma::reduce(work, c, m2, n, splits, ldc2, beta);
+  const long long mn = (long long)m2 * n;
+  for (long long e = blockIdx.x * (long long)blockDim.x + threadIdx.x; e < mn;
+       e += (long long)gridDim.x * blockDim.x) {
+    double s = 0.0;
+    for (int q = 0; q < splits; q++) s += (double)work[q * mn + e];
+    float *cp = c + (e / m2) * ldc2 + e % m2;
+    *cp = (float)(beta == 0.0 ? s : s + beta * (double)*cp);
+  }
 }

@@ -68,9 +68,10 @@ typedef struct dlg_cuda_device {
   CUfunction dgemm_tma[4];    /* dgemm_tma.cu (sm_90), the same order; 0: not loaded */
   CUfunction dgemm_tma_tail[4]; /* its twins for a split last wave */
   CUfunction dgemm_splitk_reduce;
-  /* zgemm_dmma.cu, [0 complex128, 1 complex64][a_kc * 2 + b_kc], and their
-   * split-K reduces; NULL where absent */
-  CUfunction zgemm[2][4], zgemm_reduce[2];
+  /* zgemm_dmma.cu, [0 complex128, 1 complex64][a_kc * 2 + b_kc], and
+   * complex64's split-K reduce (complex128's is dgemm_splitk_reduce); NULL
+   * where absent */
+  CUfunction zgemm[2][4], cgemm_reduce;
   /* hgemm_mma.cu, [DLG_TC_* kind][a_kc * 2 + b_kc]; TF32 has kk only */
   CUfunction hgemm_mma[DLG_TC_KINDS][4];
   CUfunction tf32_pack, pad16;  /* tf32_pack.cu */

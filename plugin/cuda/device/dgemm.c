@@ -50,15 +50,21 @@ static double filled(const dlg_dgemm_args *a, int sh)
  * thousands, one block for 16384 of k) is cut along k instead, into
  * chunks that fill about one wave (DLG_DGEMM_BLOCKS_PER_SM blocks per SM),
  * each at least 256 of k. */
+int dlg_cuda_dmma_splits(const dlg_cuda_device *dev, long long tiles, long long k,
+                         long long batch)
+{
+  const long long wave = (long long)dev->sms * DLG_DGEMM_BLOCKS_PER_SM;
+  long long s;
+  if (batch != 1 || k < 1024 || 2 * tiles > wave || dlg_cuda_lean()) return 1;
+  s = wave / tiles;
+  if (s > k / 256) s = k / 256;
+  return s < 2 ? 1 : (int)s;
+}
+
 static int splits_for(const dlg_cuda_device *dev, const dlg_dgemm_args *a, long long batch,
                       int sh)
 {
-  const long long tiles = tiles_in(a, sh), wave = (long long)dev->sms * DLG_DGEMM_BLOCKS_PER_SM;
-  long long s;
-  if (batch != 1 || a->k < 1024 || 2 * tiles > wave || dlg_cuda_lean()) return 1;
-  s = wave / tiles;
-  if (s > a->k / 256) s = a->k / 256;
-  return s < 2 ? 1 : (int)s;
+  return dlg_cuda_dmma_splits(dev, tiles_in(a, sh), a->k, batch);
 }
 
 /* The tile shape.  One 128 x 64 tile for every product left most of it

@@ -11,4 +11,10 @@
  * synchronised. */
 dlgemm_status dlg_cuda_dgemm(dlg_cuda_device *dev, const dlg_gemm *g, CUstream stream);
 
+/* Split-K for a DMMA kernel of two blocks an SM (this one, zgemm_dmma.cu):
+ * the chunks of k to cut a single product of `tiles` tiles into, 1 for
+ * none (dgemm.c says when). */
+int dlg_cuda_dmma_splits(const dlg_cuda_device *dev, long long tiles, long long k,
+                         long long batch);
+
 #endif

@@ -280,8 +280,9 @@ static CUresult load_dmma(const dlg_cuda_api *cu, dlg_cuda_device *dev)
   return r;
 }
 
-/* The complex DMMA kernels, complex128 and complex64 (optional: without
- * them complex products take the real embedding, cgemm.c). */
+/* The complex DMMA kernels, complex128 and complex64, and complex64's
+ * split-K reduce (optional: without them complex products take the real
+ * embedding, cgemm.c). */
 static CUresult load_zdmma(const dlg_cuda_api *cu, dlg_cuda_device *dev)
 {
   static const char *const ab[4] = {"rr", "rk", "kr", "kk"};
@@ -289,14 +290,12 @@ static CUresult load_zdmma(const dlg_cuda_api *cu, dlg_cuda_device *dev)
   char name[40];
   CUresult r = CUDA_SUCCESS;
   int t;
-  for (t = 0; !r && t < 10; t++) {
-    const char type = "zc"[t % 2];
-    if (t < 8) snprintf(name, sizeof name, "dlg_%cgemm_dmma_%s", type, ab[t / 2]);
-    else snprintf(name, sizeof name, "dlg_%cgemm_splitk_reduce", type);
-    r = get_kernel(cu, dev, "zgemm_dmma", name, t < 8 ? smem[t % 2] : 0,
-                   t < 8 ? &dev->zgemm[t % 2][t / 2] : &dev->zgemm_reduce[t % 2]);
+  for (t = 0; !r && t < 8; t++) {
+    snprintf(name, sizeof name, "dlg_%cgemm_dmma_%s", "zc"[t % 2], ab[t / 2]);
+    r = get_kernel(cu, dev, "zgemm_dmma", name, smem[t % 2], &dev->zgemm[t % 2][t / 2]);
   }
-  if (r) memset(dev->zgemm, 0, sizeof dev->zgemm), memset(dev->zgemm_reduce, 0, sizeof dev->zgemm_reduce);
+  if (!r) r = get_kernel(cu, dev, "zgemm_dmma", "dlg_cgemm_splitk_reduce", 0, &dev->cgemm_reduce);
+  if (r) memset(dev->zgemm, 0, sizeof dev->zgemm), dev->cgemm_reduce = NULL;
   return r;
 }
 

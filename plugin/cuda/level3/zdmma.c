@@ -10,6 +10,7 @@
 #include "core/config.h"
 #include "core/errors.h"
 #include "cuda/device/device.h"
+#include "cuda/device/dgemm.h"
 #include "cuda/device/driver.h"
 #include "cuda/device/kernels.h"
 #include "cuda/level3/launch.h"
@@ -35,8 +36,9 @@ static int readable(dlg_dview v, unsigned bytes)
 
 int dlg_cuda_zdmma_ready(dlg_cuda_device *dev, dlg_dtype t)
 {
+  /* complex128's split-K reduce is the DMMA set's */
   return dlg_is_complex(t) && !dlg_cuda_kernels(dev, DLG_KERNELS_ZDMMA) &&
-         dev->zgemm[t == DLG_C64][0];
+         dev->zgemm[t == DLG_C64][0] && (t == DLG_C64 || !dlg_cuda_kernels(dev, DLG_KERNELS_DMMA));
 }
 
 int dlg_cuda_zdmma_takes(dlg_factor_run *r, dlg_dview a, dlg_dview b, dlg_dview c)
@@ -51,19 +53,6 @@ static long long tiles_of(const dlg_zgemm_args *p)
 {
   return (long long)((p->m + DLG_ZGEMM_BM - 1) / DLG_ZGEMM_BM) *
          ((p->n + DLG_ZGEMM_BN - 1) / DLG_ZGEMM_BN);
-}
-
-/* Split-K as dgemm.c has it: a single product whose tiles fill under half
- * a wave, with a long k, is cut into chunks of at least 256 that fill
- * about one wave. */
-static int splits_for(const dlg_cuda_device *dev, const dlg_zgemm_args *p, int64_t batch)
-{
-  const long long tiles = tiles_of(p), wave = (long long)dev->sms * DLG_ZGEMM_BLOCKS_PER_SM;
-  long long s;
-  if (batch != 1 || p->k < 1024 || 2 * tiles > wave || dlg_cuda_lean()) return 1;
-  s = wave / tiles;
-  if (s > p->k / 256) s = p->k / 256;
-  return s < 2 ? 1 : (int)s;
 }
 
 static void launch(dlg_factor_run *r, int kernel, dlg_zgemm_args p, int64_t batch)
@@ -115,8 +104,9 @@ static void launch_split(dlg_factor_run *r, int kernel, const dlg_zgemm_args *a,
   if (!r->status) {
     void *rp[] = {&w, (void *)&a->c, &m2, &n, &parts, &ldc2, &beta};
     const long long blocks = (2 * mn + 255) / 256 < 4096 ? (2 * mn + 255) / 256 : 4096;
-    const CUresult e = r->cu->LaunchKernel(r->dev->zgemm_reduce[type_of(r)], (unsigned)blocks, 1,
-                                           1, 256, 1, 1, 0, r->stream, rp, NULL);
+    const CUfunction f = type_of(r) ? r->dev->cgemm_reduce : r->dev->dgemm_splitk_reduce;
+    const CUresult e =
+        r->cu->LaunchKernel(f, (unsigned)blocks, 1, 1, 256, 1, 1, 0, r->stream, rp, NULL);
     if (e)
       r->status = dlg_fail(DLGEMM_ERR_BACKEND_FAILED, "CUDA kernel launch failed: %s",
                            dlg_cuda_error(e));
@@ -150,7 +140,7 @@ void dlg_cuda_zdmma(dlg_factor_run *r, const double alpha[2], dlg_dview a, int64
   p.b = (const void *)(uintptr_t)g.p, p.ldb = b_kc ? g.cs : g.rs, p.sb = sb;
   p.c = (void *)(uintptr_t)o.p, p.ldc = o.cs, p.sc = sc;
   p.conj_a = ca != 0, p.conj_b = cb != 0;
-  splits = splits_for(r->dev, &p, batch);
+  splits = dlg_cuda_dmma_splits(r->dev, tiles_of(&p), p.k, batch);
   if (splits > 1) launch_split(r, a_kc * 2 + b_kc, &p, a_kc, b_kc, splits);
   else launch(r, a_kc * 2 + b_kc, p, batch);
   if (!r->status && dlg_config_get()->verbose)
