@@ -183,12 +183,17 @@ static void split(dlg_factor_run *r, const double alpha[2], const problem *p, do
  * 1.03-1.27x faster native, their ragged edges the embedding's cost), and
  * the embedding's narrow kernels stream a side of 1-32 that the native 64
  * x 64 tile mostly leaves empty (native 0.4-0.7 there, 0.7-1.07 at 48-384). */
+int dlg_cuda_cgemm_native_wins(dlg_dtype type, int64_t m, int64_t n, int64_t k, int packs_a_only,
+                               int64_t batch)
+{
+  return batch > 1 && m >= 48 && n >= 48 &&
+         (double)m * n * k <= (type == DLG_C64 && packs_a_only ? 1 << 21 : 1 << 25);
+}
+
 static int native_wins(const problem *p, int64_t batch, dlg_dtype type)
 {
-  const double m = (double)p->o.rows, n = (double)p->o.cols, k = (double)p->f.cols;
-  const int packs_a_only = interleaved(p->g) && !p->cg && interleaved(p->o);
-  return batch > 1 && m >= 48 && n >= 48 &&
-         m * n * k <= (type == DLG_C64 && packs_a_only ? 1 << 21 : 1 << 25);
+  return dlg_cuda_cgemm_native_wins(type, p->o.rows, p->o.cols, p->f.cols,
+                                    interleaved(p->g) && !p->cg && interleaved(p->o), batch);
 }
 
 void dlg_cuda_blas3_complex_batch(dlg_factor_run *r, const double alpha[2], dlg_dview a,

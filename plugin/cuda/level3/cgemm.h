@@ -19,6 +19,13 @@ void dlg_cuda_blas3_complex_batch(dlg_factor_run *r, const double alpha[2], dlg_
                                   int64_t sa, int ca, dlg_dview b, int64_t sb, int cb,
                                   double beta, dlg_dview c, int64_t sc, int64_t batch);
 
+/* Whether a batch of products of C m x n, k deep, beats the embedding on
+ * the complex DMMA kernels (the measured rule, cgemm.c); packs_a_only:
+ * the embedding would pack A alone (B and C interleaved, B not
+ * conjugated), where complex64 stops sooner. */
+int dlg_cuda_cgemm_native_wins(dlg_dtype type, int64_t m, int64_t n, int64_t k, int packs_a_only,
+                               int64_t batch);
+
 /* The workspace an entry may need at most (bytes), for callers that cut
  * a batch into chunks. */
 size_t dlg_cuda_cgemm_entry_bytes(dlg_dtype complex_type, int64_t m, int64_t n, int64_t k);

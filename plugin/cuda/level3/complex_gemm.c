@@ -75,15 +75,16 @@ static void batched(dlg_factor_run *r, const dlg_gemm *g)
 }
 
 /* The tiny kernels, unless (auto) the batch is one cgemm.c's rule gives
- * to the complex DMMA kernels: C 48 or more on each side (its 2^21 and
- * 2^25 bounds on m n k hold at the tiny kernels' sizes).  complex128 48^3
- * and 64^3 batched ran at 1.04-1.11 of cuBLAS there, 0.30-0.52 on the tiny
- * kernels (H200, session 35). */
+ * to the complex DMMA kernels (asked with its stricter bound: at the tiny
+ * kernels' sizes both hold, and it is C 48 or more on each side).
+ * complex128 48^3 and 64^3 batched ran at 1.04-1.11 of cuBLAS there,
+ * 0.30-0.52 on the tiny kernels (H200, session 35). */
 static int tiny_first(dlg_cuda_device *dev, const dlg_gemm *g)
 {
   const dlg_config *c = dlg_config_get();
-  const int native = c->tiny == 1 && (c->cgemm_way == 0 || c->cgemm_way == 5) &&
-                     g->batch > 1 && g->k > 0 && g->alpha != 0 && g->m >= 48 && g->n >= 48;
+  const int native = c->tiny == 1 && (c->cgemm_way == 0 || c->cgemm_way == 5) && g->k > 0 &&
+                     g->alpha != 0 &&
+                     dlg_cuda_cgemm_native_wins(g->dtype, g->m, g->n, g->k, 1, g->batch);
   return dlg_cuda_tiny_takes(dev, g) && !(native && dlg_cuda_zdmma_ready(dev, g->dtype));
 }
 
