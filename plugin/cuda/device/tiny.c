@@ -34,8 +34,8 @@
  * kernels; 48^3 0.79-0.85 against 0.98-1.07 there), TF32 to 64^3 (64^3
  * 0.42-0.48 against 0.26-0.28), the 16-bit types to 48^3 (0.54-0.63
  * against 0.33-0.37; 64^3 even), float64 to 24^3 (32^3 0.43-0.47 against
- * 0.51-0.55).  Complex products stay here to 64^3: the level-3 path runs a
- * batch one entry at a time (0.01-0.02 of cuBLAS at 96^3). */
+ * 0.51-0.55).  Complex products to 64^3, less the batches of 48 or more a
+ * side that complex_gemm.c hands to the complex DMMA kernels (session 35). */
 static int largest(const dlg_gemm *g)
 {
   if (dlg_is_complex(g->dtype)) return DLG_TINY_MAX;
