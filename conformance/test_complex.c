@@ -11,7 +11,9 @@
  * buffer outside its elements may change.  The first case is always the
  * same batch of three 64 x 64 products (the fault tests count on it), the
  * second a batch of 17 products of 97 x 65 x 129 (the GPU's batched complex
- * path, past the tiny kernels), random layouts and broadcasts.
+ * path, past the tiny kernels), the third one product of 65 x 33 x 2053
+ * (few tiles over a long k: split-K, on the complex DMMA kernels where
+ * they are pinned), random layouts and broadcasts.
  *
  *   test_complex host N   host tensors.  With DLGEMM_FORCE=cpu, moreover
  *                         bit for bit what netlib's cgemm_ / zgemm_ give on
@@ -163,11 +165,12 @@ static void draw(rng *r, int t, int *dbl, int64_t *batch, int64_t mnk[3], double
 {
   static const int sizes[] = {0, 1, 2, 3, 7, 13, 31, 33, 64, 97, 129, 257};
   static const double alphas[] = {1, 0, -0.7, 2.5}, betas[] = {0, 1, 0.5, -1.25};
-  static const int64_t second[3] = {97, 65, 129}; /* m, n, k of case 1 */
+  static const int64_t fixed[2][3] = {{97, 65, 129}, {65, 33, 2053}}; /* m, n, k of cases 1, 2 */
   int i;
   *dbl = t ? rng_int(r, 2) : 0;
-  *batch = t == 0 ? 3 : t == 1 ? 17 : rng_int(r, 2) ? 3 : 1;
-  for (i = 0; i < 3; i++) mnk[i] = t == 1 ? second[i] : t ? sizes[rng_int(r, 12)] : 64;
+  *batch = t == 0 ? 3 : t == 1 ? 17 : t == 2 ? 1 : rng_int(r, 2) ? 3 : 1;
+  for (i = 0; i < 3; i++)
+    mnk[i] = t == 1 || t == 2 ? fixed[t - 1][i] : t ? sizes[rng_int(r, 12)] : 64;
   *alpha = t ? alphas[rng_int(r, 4)] : 1, *beta = t ? betas[rng_int(r, 4)] : 0.5;
   for (i = 0; i < 3; i++) {
     const int64_t rows = mnk[i == 1 ? 2 : 0], cols = mnk[i == 0 ? 2 : 1];
