@@ -152,11 +152,14 @@ want sanitizer && for tool in memcheck racecheck; do
     $build/conformance/test_narrow 12 tiny
   grep -E "ERROR SUMMARY|RACECHECK SUMMARY|passed" "$out/sanitizer_${tool}_tiny.log"
 done
-# the FP64 kernels on their thin tiles (32 x 128, 128 x 32) for every float64 product
+# the FP64 kernels on their thin (32 x 128, 128 x 32) and flat (64 x 128)
+# tiles for every float64 product
 want sanitizer && for tool in memcheck racecheck; do
-  step "sanitizer_${tool}_f64_thin" env DLGEMM_DGEMM_THIN=on compute-sanitizer --tool $tool \
-    --error-exitcode 9 $build/conformance/test_cuda 12 f64
-  grep -E "ERROR SUMMARY|RACECHECK SUMMARY|passed" "$out/sanitizer_${tool}_f64_thin.log"
+  for tile in thin flat; do
+    step "sanitizer_${tool}_f64_$tile" env DLGEMM_DGEMM_TILE=$tile compute-sanitizer --tool $tool \
+      --error-exitcode 9 $build/conformance/test_cuda 12 f64
+    grep -E "ERROR SUMMARY|RACECHECK SUMMARY|passed" "$out/sanitizer_${tool}_f64_$tile.log"
+  done
 done
 want sanitizer && step sanitizer_memcheck_offload env DLGEMM_FORCE=gpu compute-sanitizer \
   --tool memcheck --error-exitcode 9 $build/conformance/test_offload shapes

@@ -64,9 +64,9 @@ for arch in sm_80 sm_90; do
       "$dir/hgemm_mma.sass"
   fi
 done
-# The FP64 kernels, their split-last-wave and thin-tile twins: DMMA on sm_80 and sm_90.
+# The FP64 kernels, their split-last-wave, thin- and flat-tile twins: DMMA on sm_80 and sm_90.
 for arch in sm_80 sm_90; do
-  for k in dmma tail thin; do
+  for k in dmma tail thin flat; do
     if "$tool" --kernel dlg_dgemm_${k}_ --arch $arch "$dir/dgemm_dmma.sass" >/dev/null 2>&1; then
       gate "dlg_dgemm_${k}_* $arch: DMMA" 0 --gate-has DMMA --kernel dlg_dgemm_${k}_ --arch $arch \
         "$dir/dgemm_dmma.sass"

@@ -63,6 +63,14 @@ typedef struct dlg_dgemm_args {
 #define DLG_DGEMM_THICK 128
 #define DLG_DGEMM_THIN_SMEM \
   (DLG_DGEMM_STAGES * (DLG_DGEMM_TILE(DLG_DGEMM_THIN) + DLG_DGEMM_TILE(DLG_DGEMM_THICK)) * 8)
+/* The flat tile (dlg_dgemm_flat_*, cp.async only): the wide tile on its
+ * side, C 64 rows by 128 columns, each of the four warps 32 x 64 (as many
+ * accumulators and fragment reads a DMMA as the wide tile's 64 x 32), the
+ * same shared memory.  For products 33-64 (or 129-192) rows tall: one
+ * row of tiles reads B once, where the thin tiles' two (or six) read it
+ * two (six) times (dgemm.c says when). */
+#define DLG_DGEMM_FLAT_BM DLG_DGEMM_BN
+#define DLG_DGEMM_FLAT_BN DLG_DGEMM_BM
 /* The TMA kernel (dgemm_tma.cu, sm_90): four stages of dense, swizzled
  * tiles, two mbarriers a stage, the boxes' coordinates, and room to put
  * the stages on a 1024-byte boundary; two blocks still fit an SM (2 x 99

@@ -286,23 +286,29 @@ DLG_DGEMM_TAIL(dlg_dgemm_tail_kk, true, true)
 /* The thin tiles (dgemm_args.h), dlg_dgemm_thin_<m|n>_<ab>: data-parallel
  * and split-K only (their products are few tiles over a long k, which
  * split-K already cuts). */
-#define DLG_DGEMM_THIN_KERNEL(NAME, AKC, BKC, S)                                        \
+#define DLG_DGEMM_SHAPE_KERNEL(NAME, AKC, BKC, S)                                        \
   extern "C" __global__ void __launch_bounds__(DLG_DGEMM_THREADS, DLG_DGEMM_BLOCKS_PER_SM) \
       NAME(dlg_dgemm_args p)                                                           \
   {                                                                                    \
     dmma::gemm<AKC, BKC, dmma::S>(p);                                                  \
   }
-DLG_DGEMM_THIN_KERNEL(dlg_dgemm_thin_m_rr, false, false, thin_m)
-DLG_DGEMM_THIN_KERNEL(dlg_dgemm_thin_m_rk, false, true, thin_m)
-DLG_DGEMM_THIN_KERNEL(dlg_dgemm_thin_m_kr, true, false, thin_m)
-DLG_DGEMM_THIN_KERNEL(dlg_dgemm_thin_m_kk, true, true, thin_m)
-DLG_DGEMM_THIN_KERNEL(dlg_dgemm_thin_n_rr, false, false, thin_n)
-DLG_DGEMM_THIN_KERNEL(dlg_dgemm_thin_n_rk, false, true, thin_n)
-DLG_DGEMM_THIN_KERNEL(dlg_dgemm_thin_n_kr, true, false, thin_n)
-DLG_DGEMM_THIN_KERNEL(dlg_dgemm_thin_n_kk, true, true, thin_n)
+DLG_DGEMM_SHAPE_KERNEL(dlg_dgemm_thin_m_rr, false, false, thin_m)
+DLG_DGEMM_SHAPE_KERNEL(dlg_dgemm_thin_m_rk, false, true, thin_m)
+DLG_DGEMM_SHAPE_KERNEL(dlg_dgemm_thin_m_kr, true, false, thin_m)
+DLG_DGEMM_SHAPE_KERNEL(dlg_dgemm_thin_m_kk, true, true, thin_m)
+DLG_DGEMM_SHAPE_KERNEL(dlg_dgemm_thin_n_rr, false, false, thin_n)
+DLG_DGEMM_SHAPE_KERNEL(dlg_dgemm_thin_n_rk, false, true, thin_n)
+DLG_DGEMM_SHAPE_KERNEL(dlg_dgemm_thin_n_kr, true, false, thin_n)
+DLG_DGEMM_SHAPE_KERNEL(dlg_dgemm_thin_n_kk, true, true, thin_n)
+/* The flat tile (dgemm_args.h), dlg_dgemm_flat_<ab>: data-parallel and
+ * split-K, as the thin ones. */
+DLG_DGEMM_SHAPE_KERNEL(dlg_dgemm_flat_rr, false, false, flat)
+DLG_DGEMM_SHAPE_KERNEL(dlg_dgemm_flat_rk, false, true, flat)
+DLG_DGEMM_SHAPE_KERNEL(dlg_dgemm_flat_kr, true, false, flat)
+DLG_DGEMM_SHAPE_KERNEL(dlg_dgemm_flat_kk, true, true, flat)
 #undef DLG_DGEMM_KERNEL
 #undef DLG_DGEMM_TAIL
-#undef DLG_DGEMM_THIN_KERNEL
+#undef DLG_DGEMM_SHAPE_KERNEL
 
 /* Split-K's second pass (dgemm.c): C = the sum of the splits' partial
  * products (each alpha op(A) op(B) over its range of k, m x n column-major,

@@ -73,11 +73,12 @@ enum { MI = WTM / MM, NJ = WTN / 8, /* DMMA tiles of a warp along m and n */
        AE = MM * MK / 32, BE = 8 * MK / 32, CE = MM * 8 / 32 /* per-lane elements */ };
 
 /* A tile of BM_ x BN_ for the cp.async kernel: the 128 x 64 one above
- * (two warps along m, each 64 x 32) or a thin one (dgemm_args.h), whose
+ * (two warps along m, each 64 x 32), a thin one (dgemm_args.h), whose
  * four warps lie along its long side, each 32 x 32: a warp then holds 32
  * accumulators, not 64, and reads 2 fragment doubles a DMMA instead of
  * 1.5, still under half of what shared memory gives an SM per cycle at
- * the DMMA rate. */
+ * the DMMA rate; or the flat 64 x 128, two warps along m as in the wide
+ * tile, each 32 x 64 (64 accumulators, 1.5 doubles a DMMA). */
 template <int BM_, int BN_> struct shape {
   enum { BM = BM_, BN = BN_, WM = BM_ == TBM && BN_ == TBN ? WARPS_M : BM_ / DLG_DGEMM_THIN,
          TM = BM_ / WM, TN = BN_ / (NTHREADS / 32 / WM), I = TM / MM, J = TN / 8,
@@ -87,6 +88,7 @@ template <int BM_, int BN_> struct shape {
 typedef shape<TBM, TBN> wide;
 typedef shape<DLG_DGEMM_THIN, DLG_DGEMM_THICK> thin_m;
 typedef shape<DLG_DGEMM_THICK, DLG_DGEMM_THIN> thin_n;
+typedef shape<DLG_DGEMM_FLAT_BM, DLG_DGEMM_FLAT_BN> flat;
 
 /* The block's tile of C (beta != 0) asked into L2 before the main loop, so
  * that the epilogue's reads find it there: in a rank-64 update the main

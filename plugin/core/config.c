@@ -173,8 +173,8 @@ static void load(void)
   config.dgemm_tail = (const int[]){-1, 1, 0}[PARSE_CHOICE("DLGEMM_DGEMM_TAIL", "auto, on or off",
                                                            "auto", "on", "off")];
   config.dgemm_tma = !PARSE_CHOICE("DLGEMM_DGEMM_TMA", "auto or off", "auto", "off");
-  config.dgemm_thin = (const int[]){-1, 0, 1}[PARSE_CHOICE("DLGEMM_DGEMM_THIN", "auto, off or on",
-                                                           "auto", "off", "on")];
+  config.dgemm_tile = PARSE_CHOICE("DLGEMM_DGEMM_TILE", "auto, wide, thin or flat", "auto", "wide",
+                                   "thin", "flat") - 1;
   /* the tensor-core family, for tests and measurements; wgmma still needs
    * sm_90a and TMA-legal operands */
   config.hgemm_kernel = PARSE_CHOICE("DLGEMM_HGEMM_KERNEL", "auto, mma or wgmma", "auto", "mma",

@@ -34,7 +34,7 @@ typedef struct dlg_config {
   int streamk;            /* DLGEMM_SGEMM_STREAMK: -1 auto (cost model), 0 off, 1 wherever it applies */
   int dgemm_tail;         /* DLGEMM_DGEMM_TAIL: -1 auto, 0 off, 1 wherever it applies (dgemm.c) */
   int dgemm_tma;          /* DLGEMM_DGEMM_TMA: 1 auto, 0 off (the cp.async kernel everywhere) */
-  int dgemm_thin;         /* DLGEMM_DGEMM_THIN: -1 auto (default), 0 off, 1 every product (dgemm.c) */
+  int dgemm_tile;         /* DLGEMM_DGEMM_TILE: -1 auto (default), 0 wide, 1 thin, 2 flat (dgemm.c) */
   int hgemm_kernel;       /* DLGEMM_HGEMM_KERNEL: 0 auto, 1 mma (mma.sync), 2 wgmma (sm_90a, where it applies) */
   int wgmma_tile;         /* DLGEMM_WGMMA_WIDTH: 0 auto, else 1 + the tile's index (hgemm_args.h) */
   int wgmma_walk_rows;    /* DLGEMM_WGMMA_WALK_ROWS: tile-rows per group of the wgmma kernels' walk */

@@ -5,8 +5,8 @@
  * fed by cp.async, for the rest (other chips, misaligned operands,
  * split-K).
  *
- * A 128 x 64 tile, and two thin ones for products with a side of a few
- * dozen (shape_for): the kernels exist for the host-array engine's large
+ * A 128 x 64 tile, two thin ones and a flat one for products with a side
+ * of a few dozen (shape_for): the kernels exist for the host-array engine's large
  * tiles, float64 tensors and the factorizations; what they need to know is
  * the orientation (orient.h), which operands allow 16-byte copies, whether
  * k is long enough against C's tiles to be split, and whether the grid's
@@ -25,12 +25,14 @@
 #include "cuda/device/orient.h"
 
 /* The tiles: the 128 x 64 one of both kernels, and the cp.async kernel's
- * thin ones (dgemm_args.h), 32 x 128 and 128 x 32. */
-enum { WIDE, THIN_M, THIN_N };
-static const struct { int bm, bn, smem; } shapes[3] = {
+ * others (dgemm_args.h), thin 32 x 128 and 128 x 32, flat 64 x 128, in
+ * the order of dev->dgemm_shaped. */
+enum { WIDE, THIN_M, THIN_N, FLAT, SHAPES };
+static const struct { int bm, bn, smem; } shapes[SHAPES] = {
     {DLG_DGEMM_BM, DLG_DGEMM_BN, DLG_DGEMM_SMEM},
     {DLG_DGEMM_THIN, DLG_DGEMM_THICK, DLG_DGEMM_THIN_SMEM},
-    {DLG_DGEMM_THICK, DLG_DGEMM_THIN, DLG_DGEMM_THIN_SMEM}};
+    {DLG_DGEMM_THICK, DLG_DGEMM_THIN, DLG_DGEMM_THIN_SMEM},
+    {DLG_DGEMM_FLAT_BM, DLG_DGEMM_FLAT_BN, DLG_DGEMM_SMEM}};
 
 /* C's tiles of a shape: the kernel's grid is one-dimensional over them. */
 static long long tiles_in(const dlg_dgemm_args *a, int sh)
@@ -89,8 +91,18 @@ static int splits_for(const dlg_cuda_device *dev, const dlg_dgemm_args *a, long 
  * where both shapes fill their tiles).  auto: the thin tile where its
  * estimate is under nine tenths of the wide one's (H200, session 31: the
  * FP64 sweep 0.920 -> 0.960 of cuBLAS, m = 24-32 from 0.41-0.74 to
- * 1.05-1.12, dgeqrf 16384 +19%); on: the better-filled thin tile for every
- * product (tests); off: never. */
+ * 1.05-1.12, dgeqrf 16384 +19%).  DLGEMM_DGEMM_TILE=thin puts every
+ * product on the better-filled thin tile, =flat on the flat one, =wide on
+ * the wide one (tests, measurements).
+ * The flat tile (64 x 128: the wide one on its side, the same work a
+ * DMMA) is for products 33-64 or 129-192 rows tall, where the thin tiles
+ * cover the rows in two or six and read B that many times, and the wide
+ * one leaves most of its rows empty: on the thin tile 48 x 4096 x 4096
+ * read 205 MB for 134 of B and ran at 0.50-0.73 of cuBLAS, whose tile for
+ * it is 64 rows tall (H200, session 36).  Its work counts as the wide
+ * tile's; auto takes it where its estimate is under nine tenths of the
+ * wide one's (the wide tile has the TMA twin), and a thin tile only under
+ * nine tenths of the better of those two. */
 static double thin_cost(double kchunk)
 {
   return 1.1 + 0.4 * (kchunk > 256 ? 256 / kchunk : 1);
@@ -102,16 +114,21 @@ static double estimate(const dlg_cuda_device *dev, const dlg_dgemm_args *a, long
   const int s = splits_for(dev, a, batch, sh);
   const long long blocks = tiles_in(a, sh) * batch * s;
   const double share = blocks > dev->sms ? (double)blocks / dev->sms : 1, kchunk = (double)a->k / s;
-  return share * shapes[sh].bm * shapes[sh].bn * (sh == WIDE ? 1 : thin_cost(kchunk)) * kchunk;
+  return share * shapes[sh].bm * shapes[sh].bn *
+         (sh == THIN_M || sh == THIN_N ? thin_cost(kchunk) : 1) * kchunk;
 }
 
 static int shape_for(const dlg_cuda_device *dev, const dlg_dgemm_args *a, long long batch)
 {
-  const int mode = dlg_config_get()->dgemm_thin;
+  const int mode = dlg_config_get()->dgemm_tile; /* DLGEMM_DGEMM_TILE */
   const int thin = filled(a, THIN_M) >= filled(a, THIN_N) ? THIN_M : THIN_N;
-  if (mode == 0 || a->k == 0 || tiles_in(a, thin) > INT32_MAX) return WIDE; /* one grid row */
-  return mode > 0 || estimate(dev, a, batch, thin) < 0.9 * estimate(dev, a, batch, WIDE) ? thin
-                                                                                       : WIDE;
+  int best = WIDE;
+  /* one grid row of tiles */
+  if (mode == 0 || a->k == 0 || tiles_in(a, thin) > INT32_MAX || tiles_in(a, FLAT) > INT32_MAX)
+    return WIDE;
+  if (mode > 0) return mode == 1 ? thin : FLAT;
+  if (estimate(dev, a, batch, FLAT) < 0.9 * estimate(dev, a, batch, WIDE)) best = FLAT;
+  return estimate(dev, a, batch, thin) < 0.9 * estimate(dev, a, batch, best) ? thin : best;
 }
 
 /* The last wave split along k (dgemm_dmma.cu, gemm_tail): the grid's full
@@ -194,7 +211,7 @@ static CUresult launch(const dlg_cuda_api *cu, const dlg_cuda_device *dev, int s
                        dlg_dgemm_args p, long long batch, CUstream stream)
 {
   void *params[] = {&p};
-  return cu->LaunchKernel(sh == WIDE ? dev->dgemm[kernel] : dev->dgemm_thin[sh - THIN_M][kernel],
+  return cu->LaunchKernel(sh == WIDE ? dev->dgemm[kernel] : dev->dgemm_shaped[sh - 1][kernel],
                           (unsigned)tiles_in(&p, sh), 1, (unsigned)batch, DLG_DGEMM_THREADS, 1,
                           1, shapes[sh].smem, stream, params, NULL);
 }

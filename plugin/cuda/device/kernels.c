@@ -246,7 +246,7 @@ static CUresult load_simt(const dlg_cuda_api *cu, dlg_cuda_device *dev)
   return r;
 }
 
-/* The FP64 set: the DMMA kernels, their tails and thin twins, the split-K reduce, and
+/* The FP64 set: the DMMA kernels, their tails, thin and flat twins, the split-K reduce, and
  * the TMA kernels where they load (sm_90; without them the cp.async ones
  * run). */
 static CUresult load_dmma(const dlg_cuda_api *cu, dlg_cuda_device *dev)
@@ -260,9 +260,11 @@ static CUresult load_dmma(const dlg_cuda_api *cu, dlg_cuda_device *dev)
     r = get_kernel(cu, dev, "dgemm_dmma", name, DLG_DGEMM_SMEM, &dev->dgemm[t]);
     snprintf(name, sizeof name, "dlg_dgemm_tail_%s", ab[t]);
     if (!r) r = get_kernel(cu, dev, "dgemm_dmma", name, DLG_DGEMM_SMEM, &dev->dgemm_tail[t]);
-    for (s = 0; !r && s < 2; s++) {
-      snprintf(name, sizeof name, "dlg_dgemm_thin_%c_%s", "mn"[s], ab[t]);
-      r = get_kernel(cu, dev, "dgemm_dmma", name, DLG_DGEMM_THIN_SMEM, &dev->dgemm_thin[s][t]);
+    for (s = 0; !r && s < 3; s++) {
+      snprintf(name, sizeof name, "dlg_dgemm_%s_%s", s < 2 ? s ? "thin_n" : "thin_m" : "flat",
+               ab[t]);
+      r = get_kernel(cu, dev, "dgemm_dmma", name, s < 2 ? DLG_DGEMM_THIN_SMEM : DLG_DGEMM_SMEM,
+                     &dev->dgemm_shaped[s][t]);
     }
   }
   if (!r)

@@ -31,7 +31,7 @@
  * kernels: 0.56-0.80), else on a 128-wide tile mostly padding.  1
  * to 4 columns stay here (bf16 4096 x 1 at 1.00-1.05 of cuBLAS).
  * And float64 with 5 to 16 columns goes to the thin DMMA tiles (32 x 128
- * or 128 x 32, split along k; dgemm.c) unless DLGEMM_DGEMM_THIN=off: here
+ * or 128 x 32, split along k; dgemm.c) unless DLGEMM_DGEMM_TILE=wide: here
  * 4096 x 16 x 4096 ran at 3.5-4.9 TFLOP/s, 0.33-0.47 of cuBLAS, and 8
  * columns at 0.61-0.94 (H200, session 31), while the thin tiles streamed
  * the same 128 MB operand with 24 and 32 columns in 45-51 us in every
@@ -89,7 +89,7 @@ int dlg_cuda_narrow_takes(dlg_cuda_device *dev, const dlg_gemm *g)
   /* alpha = 0 scales C: the narrow kernels' k = 0, no product to hand over */
   if (lo <= 4 || g->alpha == 0) return 1;
   if (g->dtype == DLG_F64) /* 5 to 16 columns: the thin DMMA tiles, split along k (dgemm.c) */
-    return !dlg_config_get()->dgemm_thin || dlg_cuda_kernels(dev, DLG_KERNELS_DMMA);
+    return !dlg_config_get()->dgemm_tile || dlg_cuda_kernels(dev, DLG_KERNELS_DMMA);
   if (!dlg_is_half(g->dtype_in) || dlg_cuda_kernels(dev, DLG_KERNELS_WGMMA) ||
       !dev->hgemm_wgmma[0][0][0])
     return 1;
