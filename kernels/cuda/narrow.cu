@@ -287,7 +287,9 @@ template <typename T, int NN> struct dot_shape {
          R = DLG_NARROW_DOT_R(in<T>::ID, NN),
          KC = SMEM / (NN * (int)sizeof(A)) < KC_MAX ? SMEM / (NN * (int)sizeof(A)) : KC_MAX,
          PITCH = KC + PER,            /* a row of staged X, 16 bytes over */
-         MINB = R * NN * (int)sizeof(A) >= 256 ? 1 : 2 };
+         MINB = R * NN * (int)sizeof(A) >= 256 ? 1 : 2,
+         /* steps of W a lane has loaded or in flight (dot_rows says why) */
+         DEPTH = NN <= 2 ? 4 : 2 };
 };
 
 /* One step of a lane: its R rows' V values of W (u) times the same V rows
@@ -334,8 +336,8 @@ static __device__ __forceinline__ void dot_load(unsigned (&u)[dot_shape<T, NN>::
  * chunk at a time.  SASS (sm_90, CUDA 13), the VEC main loop, one step:
  *   bf16, nn 16 (decode): 623 instructions: 512 FFMA, 32 LDS.128, 4
  *     LDG.E.128, 16 SHF + 16 LOP3 (bfloat16 to float), 17 MOV (the step
- *     loaded ahead becoming the current one); 240 registers, one block an
- *     SM.  FFMA-bound: 0.82 of the issue slots, and keeping up with HBM
+ *     loaded ahead becoming the current one: before the ring); 240
+ *     registers, one block an SM.  FFMA-bound: 0.82 of the issue slots, and keeping up with HBM
  *     takes about 110 FFMA per SM cycle of the 128.
  *   bf16, nn 8: 379 (256 FFMA, 16 LDS.128, 4 LDG.E.128); 128 registers.
  *   f32, nn 1 (GEMV's T): two steps unrolled, 180 instructions for 8
@@ -346,9 +348,15 @@ static __device__ __forceinline__ void dot_rows(const dlg_narrow_args &a, typena
 {
   typedef dot_shape<T, NN> S;
   typedef typename S::A A;
-  /* loading the next step early holds another R x 4 registers; element
-   * by element (not VEC) it would hold R x V */
-  enum { R = S::R, V = S::V, STEP = S::STEP, KC = S::KC, AHEAD = VEC };
+  /* Steps loaded ahead (VEC): a ring of D steps of R x 4 registers, the
+   * oldest multiplied while the others are in flight.  Element by element
+   * (not VEC) one would hold R x V.  Two steps kept a GEMV's 256 blocks
+   * at 32 KB in flight an SM, about HBM's rate times its latency, and
+   * streamed 1-2 columns at 3.2-3.4 TB/s where cuBLAS's GEMV streams 3.7-4.1
+   * (float64 4096 x 1 x 4096 in 42 us against 36, complex128 through its
+   * real embedding 79 against 66; H200, session 36): 1-2 columns, few
+   * FMAs a step, keep four. */
+  enum { R = S::R, V = S::V, STEP = S::STEP, KC = S::KC, D = VEC ? S::DEPTH : 1 };
   const int q = (int)threadIdx.x & 7, row0 = (int)(blockIdx.x * 32 + threadIdx.x / 8) * R;
   const int split = (int)blockIdx.y, z = (int)blockIdx.z;
   const int kb = split * a.kchunk, ke = min(a.k, kb + a.kchunk);
@@ -363,29 +371,28 @@ static __device__ __forceinline__ void dot_rows(const dlg_narrow_args &a, typena
   }
   for (int c0 = kb; c0 < ke; c0 += KC) {
     const int len = min((int)KC, ke - c0), full = len / STEP;
-    unsigned cur[R][4], nxt[R][4];
+    unsigned ring[D][R][4];
     __syncthreads(); /* the last chunk's readers are done with xs */
     stage<T, NN>(xs, x, a, c0, len, (len + STEP - 1) / STEP * STEP, 1, S::PITCH);
     __syncthreads();
-    if (AHEAD && full) dot_load<T, NN, VEC>(cur, wr, c0);
-    for (int s = 0; s < full; s++) {
-      if (!AHEAD) {
-        dot_load<T, NN, VEC>(cur, wr, c0 + s * STEP);
-      } else if (s + 1 < full) {
-        dot_load<T, NN, VEC>(nxt, wr, c0 + (s + 1) * STEP);
+#pragma unroll
+    for (int d = 0; d + 1 < D; d++)
+      if (d < full) dot_load<T, NN, VEC>(ring[d], wr, c0 + d * STEP);
+    /* unrolled by D, so that every ring index is a constant (registers) */
+    for (int s = 0; s < full; s += D) {
+#pragma unroll
+      for (int d = 0; d < D; d++) {
+        if (d > 0 && s + d >= full) break;
+        if (s + d + D - 1 < full)
+          dot_load<T, NN, VEC>(ring[(d + D - 1) % D], wr, c0 + (s + d + D - 1) * STEP);
+        dot_fma<T, NN>(acc, ring[d], xs + (s + d) * STEP + q * V);
       }
-      dot_fma<T, NN>(acc, cur, xs + s * STEP + q * V);
-      if (AHEAD)
-#pragma unroll
-        for (int r = 0; r < R; r++)
-#pragma unroll
-          for (int i = 0; i < 4; i++) cur[r][i] = nxt[r][i];
     }
     if (full * STEP < len) { /* the end of k: part of a step */
       const int at = c0 + full * STEP;
 #pragma unroll
-      for (int r = 0; r < R; r++) load_elems<T, V>(cur[r], wr[r] + at, ke - at - q * V);
-      dot_fma<T, NN>(acc, cur, xs + full * STEP + q * V);
+      for (int r = 0; r < R; r++) load_elems<T, V>(ring[0][r], wr[r] + at, ke - at - q * V);
+      dot_fma<T, NN>(acc, ring[0], xs + full * STEP + q * V);
     }
   }
   /* each row's sums over the group's 8 lanes, which its first lane puts
