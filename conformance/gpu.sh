@@ -83,12 +83,15 @@ want netlib && for spec in "xblat3s sblat3.in 6" "xscblat3 sin3 6" "xblat3d dbla
   step "netlib_gpu_$1" env DLGEMM_FORCE=gpu conformance/netlib.sh "$lib" "$DEVDEPS_BLAS_TESTS" "$1" "$2" "$3" cuda
   grep -E "PASS:|FAIL:" "$out/netlib_gpu_$1.log"
 done
-# Every complex GEMM on the complex DMMA kernels (conjugated operands,
-# every level-3 routine's inner products) through netlib's testers.
+# Every complex GEMM on the complex DMMA kernels, then every one of k <= 8
+# on csmallk (conjugated operands, every level-3 routine's inner products)
+# through netlib's testers.
 for spec in "xblat3c cblat3.in 9" "xblat3z zblat3.in 9"; do
   set -- $spec
-  want netlib && step "netlib_gpu_$1_native" env DLGEMM_FORCE=gpu DLGEMM_CGEMM_WAY=native \
-    conformance/netlib.sh "$lib" "$DEVDEPS_BLAS_TESTS" "$1" "$2" "$3" cuda
+  for way in native smallk; do
+    want netlib && step "netlib_gpu_$1_$way" env DLGEMM_FORCE=gpu DLGEMM_CGEMM_WAY=$way \
+      conformance/netlib.sh "$lib" "$DEVDEPS_BLAS_TESTS" "$1" "$2" "$3" cuda
+  done
 done
 # SGEMM under the 3xTF32 policy (FP32-accurate on the tensor cores) through netlib's tester.
 want netlib && step netlib_gpu_xblat3s_3xtf32 env DLGEMM_FORCE=gpu DLGEMM_FP32_MODE=3xtf32 \

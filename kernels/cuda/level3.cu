@@ -23,6 +23,8 @@
  *   ccombine    C = alpha P + beta C from a real product's terms
  *               (all four over a batch, blockIdx.z: entry z read sa elements
  *               on from the last, written right after it)
+ *   csmallk     C = alpha op(A) op(B) + beta C for k <= DLG_L3_SMALL_K,
+ *               in place, no real product (a batch as the four above)
  *
  * Matrices are views (rs, cs element strides, either may be negative), so
  * an upper triangle is the lower one of the transposed view, or of the view
@@ -261,6 +263,55 @@ __device__ void ccombine(const T *x, long long ldx, long long oa, long long ob, 
   }
 }
 
+/* c = alpha conj?(a) conj?(b) + beta c (beta 0: c not read) over an m x n
+ * view, a m x k and b k x n views, k <= DLG_L3_SMALL_K.  A product this
+ * short is C's stream: the embedding wrote C through a real GEMM whose
+ * tile's epilogue ran at 2.2 TB/s (complex64 4096 x 4096 x 1: 60.8 us
+ * behind 11 us of packing passes, against cuBLAS's 33.9; H200, session
+ * 36).  Here a thread holds its row of alpha op(A) in registers and takes
+ * the block's columns DLG_L3_SMALL_K_COLS at a time: their values of B
+ * (one load every lane of the warp shares) and, with beta, of C are all
+ * loaded before any is used, so that a warp waits one latency a group of
+ * columns, not one a column (one at a time, C went at 1.2 TB/s).  The
+ * lanes of a warp are 32 consecutive rows: where C is column-major each
+ * column's reads and writes are whole lines.  Each element's sum is over
+ * l in order, each term rounded as a complex multiply-add. */
+template <typename T>
+__device__ void csmallk(const cx<T> *a, long long ars, long long acs, int ca, const cx<T> *b,
+                        long long brs, long long bcs, int cb, long long m, long long n, int k,
+                        cx<T> alpha, T beta, cx<T> *c, long long rs, long long cs)
+{
+  enum { K = DLG_L3_SMALL_K, J = DLG_L3_SMALL_K_COLS };
+  const long long i = row_index();
+  cx<T> ar[K];
+  if (i >= m) return;
+#pragma unroll
+  for (int l = 0; l < K; l++)
+    ar[l] = l < k ? mul(alpha, conj_if(a[i * ars + l * acs], ca)) : cx<T>{T(0), T(0)};
+  for (long long j0 = blockIdx.y * (long long)J; j0 < n; j0 += (long long)gridDim.y * J) {
+    cx<T> v[J];
+    cx<T> *out = c + i * rs + j0 * cs;
+#pragma unroll
+    for (int q = 0; q < J; q++) v[q] = cx<T>{T(0), T(0)};
+#pragma unroll
+    for (int l = 0; l < K; l++)
+      if (l < k)
+#pragma unroll
+        for (int q = 0; q < J; q++)
+          if (j0 + q < n) v[q] = add(v[q], mul(ar[l], conj_if(b[l * brs + (j0 + q) * bcs], cb)));
+    if (beta != T(0)) {
+      cx<T> old[J];
+#pragma unroll
+      for (int q = 0; q < J; q++) old[q] = j0 + q < n ? out[q * cs] : cx<T>{T(0), T(0)};
+#pragma unroll
+      for (int q = 0; q < J; q++) v[q].re += beta * old[q].re, v[q].im += beta * old[q].im;
+    }
+#pragma unroll
+    for (int q = 0; q < J; q++)
+      if (j0 + q < n) out[q * cs] = v[q];
+  }
+}
+
 #define DLG_LEVEL3_KERNELS(E, x)                                                                   \
   extern "C" __global__ void dlg_l3_scale_##x(E *c, long long rs, long long cs, long long m,       \
                                               long long n, E alpha)                              \
@@ -326,6 +377,14 @@ DLG_LEVEL3_KERNELS(cx<double>, z)
   {                                                                                              \
     ccombine<T>(p + blockIdx.z * sp, ldp, oa, ob, s1, s2, m, n, alpha, beta,                     \
                 out + blockIdx.z * so, rs, cs);                                                  \
+  }                                                                                              \
+  extern "C" __global__ void dlg_l3_csmallk_##x(                                                 \
+      const cx<T> *a, long long ars, long long acs, int ca, long long sa, const cx<T> *b,         \
+      long long brs, long long bcs, int cb, long long sb, long long m, long long n, int k,        \
+      cx<T> alpha, T beta, cx<T> *c, long long rs, long long cs, long long sc)                   \
+  {                                                                                              \
+    csmallk<T>(a + blockIdx.z * sa, ars, acs, ca, b + blockIdx.z * sb, brs, bcs, cb, m, n, k,    \
+               alpha, beta, c + blockIdx.z * sc, rs, cs);                                        \
   }
 
 DLG_COMPLEX_KERNELS(float, c)

@@ -13,5 +13,11 @@
 /* Order of the rank-k updates' diagonal blocks: computed whole by the GEMM
  * kernels into a workspace, then merged into the referenced triangle. */
 #define DLG_L3_RANK_LEAF 256
+/* The longest k of a complex product csmallk takes: a thread keeps its
+ * row's k elements of alpha op(A) in registers. */
+#define DLG_L3_SMALL_K 8
+/* Columns of C a thread of csmallk takes at once (its grid's second
+ * dimension is n over this, so that a block takes one such group). */
+#define DLG_L3_SMALL_K_COLS 8
 
 #endif

@@ -24,7 +24,7 @@ enum { DLG_LU_COLUMN, DLG_LASWP, DLG_TRSM_LEAF, DLG_POTRF_LEAF, DLG_TRI_ADD, DLG
 /* level3.cu's kernels, in the order of its names (device.c); those from
  * cpack on exist for the complex types only */
 enum { DLG_L3_SCALE, DLG_L3_TRI_SCALE, DLG_L3_TRI_MERGE, DLG_L3_SYMMETRIZE, DLG_L3_TRI_FILL,
-       DLG_L3_TRSM_LEAF, DLG_L3_CPACK, DLG_L3_CPLAIN, DLG_L3_CSPLIT, DLG_L3_CCOMBINE,
+       DLG_L3_TRSM_LEAF, DLG_L3_CPACK, DLG_L3_CPLAIN, DLG_L3_CSPLIT, DLG_L3_CCOMBINE, DLG_L3_CSMALLK,
        DLG_L3_KERNELS };
 
 /* The sets of kernels looked up together, each on its first use

@@ -108,7 +108,7 @@ static CUresult load_level3(const dlg_cuda_api *cu, dlg_cuda_device *dev)
   static const char *const names[DLG_L3_KERNELS] = {"scale",    "tri_scale", "tri_merge",
                                                     "symmetrize", "tri_fill", "trsm_leaf",
                                                     "cpack",    "cplain",    "csplit",
-                                                    "ccombine"};
+                                                    "ccombine", "csmallk"};
   char name[48];
   CUresult r = CUDA_SUCCESS;
   int t;

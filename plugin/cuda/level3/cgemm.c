@@ -28,7 +28,9 @@
  *
  * The complex DMMA kernels (zdmma.h) do the expansion where they read
  * fragments, with no pass at all; native_wins() says where they are
- * measured to beat the embedding's best way.
+ * measured to beat the embedding's best way.  And a product of k up to
+ * DLG_L3_SMALL_K is no GEMM at all but C's stream: level3.cu's csmallk
+ * writes it in place (small_k_wins() says where).
  */
 #include <math.h>
 #include "core/config.h"
@@ -37,6 +39,7 @@
 #include "cuda/level3/cgemm.h"
 #include "cuda/level3/launch.h"
 #include "cuda/level3/zdmma.h"
+#include "kernels/cuda/level3_args.h"
 
 /* O = alpha op(F)' op(G)' + beta O, in one orientation: F m x k, G k x n,
  * O m x n; batch strides in complex elements. */
@@ -198,6 +201,50 @@ static int native_wins(const problem *p, int64_t batch, dlg_dtype type)
                                     interleaved(p->g) && !p->cg && interleaved(p->o), batch);
 }
 
+/* csmallk (level3.cu) on p: C = alpha op(F) op(G) + beta C in place. */
+static void small_k(dlg_factor_run *r, const double alpha[2], const problem *p, double beta,
+                    int64_t batch)
+{
+  const double b2[2] = {beta, 0};
+  dlg_l3_scalar sa, sb;
+  CUdeviceptr f = p->f.p, g = p->g.p, o = p->o.p;
+  long long frs = p->f.rs, fcs = p->f.cs, grs = p->g.rs, gcs = p->g.cs, m = p->o.rows,
+            n = p->o.cols, rs = p->o.rs, cs = p->o.cs, xf = p->sf, xg = p->sg, xo = p->so;
+  int k = (int)p->f.cols, cf = p->cf, cg = p->cg;
+  void *params[] = {&f, &frs, &fcs, &cf, &xf, &g, &grs, &gcs, &cg, &xg, &m, &n, &k,
+                    dlg_l3_scalar_of(r, alpha, &sa), dlg_l3_scalar_of(r, b2, &sb), &o, &rs, &cs,
+                    &xo};
+  /* beta is the real type's: the first of the scalar's two parts */
+  dlg_l3_launch(r, DLG_L3_CSMALLK, p->o.rows,
+                (p->o.cols + DLG_L3_SMALL_K_COLS - 1) / DLG_L3_SMALL_K_COLS, batch, params);
+}
+
+/* The orientation whose C is column-major, for csmallk (its warps' lanes on
+ * consecutive rows), NULL where neither is or k is past its reach. */
+static const problem *small_k_way(const problem ways[2])
+{
+  const int w = ways[0].o.rs == 1 ? 0 : ways[1].o.rs == 1 ? 1 : -1;
+  return w >= 0 && ways[w].f.cols >= 1 && ways[w].f.cols <= DLG_L3_SMALL_K ? &ways[w] : NULL;
+}
+
+/* Where csmallk beats the embedding by a margin, measured with each pinned
+ * over the sweep's complex cells of k = 1-8 (4096 x 4096 C, every layout,
+ * beta 0 and 1; H200, session 36): complex64 of k = 1 (0.70-0.75 of cuBLAS
+ * against the embedding's 0.58-0.63) and, with beta != 0, of k up to 4
+ * (k = 1-2: 1.01-1.09 against 0.57-0.71; 3: 0.91-0.93 against 0.67-0.69;
+ * 4: 0.71-0.76 against 0.65-0.70), where the embedding's real tile reads
+ * and writes C through its epilogue at a fraction of HBM's rate.  Not
+ * complex64 of k = 2-3 with beta 0 (0.97-1.02 against 1.06-1.11), k = 8
+ * (0.45-0.54 against 0.66-1.09), nor complex128, whose FP64 tile keeps up
+ * (k = 1: 0.65-0.87 against 0.68-0.84, at best 4% ahead; k = 2-8: 0.75-1.37
+ * against 1.40-2.09). */
+static int small_k_wins(const problem *p, double beta, dlg_dtype type)
+{
+  const int64_t k = p->f.cols;
+  return type == DLG_C64 && (k == 1 || (beta != 0 && k <= 4)) &&
+         (double)p->o.rows * (double)p->o.cols >= 65536.0;
+}
+
 void dlg_cuda_blas3_complex_batch(dlg_factor_run *r, const double alpha[2], dlg_dview a,
                                   int64_t sa, int ca, dlg_dview b, int64_t sb, int cb,
                                   double beta, dlg_dview c, int64_t sc, int64_t batch)
@@ -219,6 +266,14 @@ void dlg_cuda_blas3_complex_batch(dlg_factor_run *r, const double alpha[2], dlg_
     dlg_cuda_zdmma(r, alpha, a, sa, ca, b, sb, cb, beta, c, sc, batch);
     return;
   }
+  /* no product at all where k is a few (DLGEMM_CGEMM_WAY=smallk: every
+   * product csmallk can take) */
+  if ((way == 0 || way == 7) && (p = small_k_way(ways)) &&
+      (way == 7 || small_k_wins(p, beta, r->dtype))) {
+    small_k(r, alpha, p, beta, batch);
+    return;
+  }
+  p = &ways[0];
   for (w = 0; w < 4; w++) {
     if (w == 0) continue; /* the direct expansion: best's start */
     cost = w & 1 ? split_cost(&ways[w / 2], beta) : expand_cost(&ways[w / 2], beta);
