@@ -337,8 +337,8 @@ static __device__ __forceinline__ void dot_load(unsigned (&u)[dot_shape<T, NN>::
  *   bf16, nn 16 (decode): 623 instructions: 512 FFMA, 32 LDS.128, 4
  *     LDG.E.128, 16 SHF + 16 LOP3 (bfloat16 to float), 17 MOV (the step
  *     loaded ahead becoming the current one: before the ring); 240
- *     registers, one block an SM.  FFMA-bound: 0.82 of the issue slots, and keeping up with HBM
- *     takes about 110 FFMA per SM cycle of the 128.
+ *     registers, one block an SM.  FFMA-bound: 0.82 of the issue slots,
+ *     and keeping up with HBM takes about 110 FFMA per SM cycle of the 128.
  *   bf16, nn 8: 379 (256 FFMA, 16 LDS.128, 4 LDG.E.128); 128 registers.
  *   f32, nn 1 (GEMV's T): two steps unrolled, 180 instructions for 8
  *     LDG.E.128 and 32 FFMA, the rest addresses: far from any limit.
@@ -378,7 +378,9 @@ static __device__ __forceinline__ void dot_rows(const dlg_narrow_args &a, typena
 #pragma unroll
     for (int d = 0; d + 1 < D; d++)
       if (d < full) dot_load<T, NN, VEC>(ring[d], wr, c0 + d * STEP);
-    /* unrolled by D, so that every ring index is a constant (registers) */
+    /* unrolled by D, so that every ring index is a constant (registers);
+     * step s itself is always there (s < full), and left unguarded: a
+     * guard on it too spilled dot_bf16_8 */
     for (int s = 0; s < full; s += D) {
 #pragma unroll
       for (int d = 0; d < D; d++) {

@@ -252,6 +252,9 @@ static CUresult load_simt(const dlg_cuda_api *cu, dlg_cuda_device *dev)
 static CUresult load_dmma(const dlg_cuda_api *cu, dlg_cuda_device *dev)
 {
   static const char *const ab[4] = {"rr", "rk", "kr", "kk"};
+  /* dev->dgemm_shaped's order */
+  static const struct { const char *name; unsigned smem; } shaped[3] = {
+      {"thin_m", DLG_DGEMM_THIN_SMEM}, {"thin_n", DLG_DGEMM_THIN_SMEM}, {"flat", DLG_DGEMM_SMEM}};
   char name[40];
   CUresult r = CUDA_SUCCESS;
   int t, s;
@@ -261,10 +264,8 @@ static CUresult load_dmma(const dlg_cuda_api *cu, dlg_cuda_device *dev)
     snprintf(name, sizeof name, "dlg_dgemm_tail_%s", ab[t]);
     if (!r) r = get_kernel(cu, dev, "dgemm_dmma", name, DLG_DGEMM_SMEM, &dev->dgemm_tail[t]);
     for (s = 0; !r && s < 3; s++) {
-      snprintf(name, sizeof name, "dlg_dgemm_%s_%s", s < 2 ? s ? "thin_n" : "thin_m" : "flat",
-               ab[t]);
-      r = get_kernel(cu, dev, "dgemm_dmma", name, s < 2 ? DLG_DGEMM_THIN_SMEM : DLG_DGEMM_SMEM,
-                     &dev->dgemm_shaped[s][t]);
+      snprintf(name, sizeof name, "dlg_dgemm_%s_%s", shaped[s].name, ab[t]);
+      r = get_kernel(cu, dev, "dgemm_dmma", name, shaped[s].smem, &dev->dgemm_shaped[s][t]);
     }
   }
   if (!r)

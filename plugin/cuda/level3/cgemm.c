@@ -253,7 +253,7 @@ void dlg_cuda_blas3_complex_batch(dlg_factor_run *r, const double alpha[2], dlg_
       {a, b, c, ca, cb, sa, sb, sc},
       {dlg_step_transposed(b), dlg_step_transposed(a), dlg_step_transposed(c), cb, ca, sb, sa,
        sc}};
-  const problem *p = &ways[0];
+  const problem *p = &ways[0], *few_k = small_k_way(ways);
   const int way = dlg_config_get()->cgemm_way, pin = way >= 1 && way <= 4 ? way - 1 : -1;
   int w, splits = 0;
   double best = 0.8 * expand_cost(p, beta), cost;
@@ -268,12 +268,10 @@ void dlg_cuda_blas3_complex_batch(dlg_factor_run *r, const double alpha[2], dlg_
   }
   /* no product at all where k is a few (DLGEMM_CGEMM_WAY=smallk: every
    * product csmallk can take) */
-  if ((way == 0 || way == 7) && (p = small_k_way(ways)) &&
-      (way == 7 || small_k_wins(p, beta, r->dtype))) {
-    small_k(r, alpha, p, beta, batch);
+  if (few_k && (way == 7 || (way == 0 && small_k_wins(few_k, beta, r->dtype)))) {
+    small_k(r, alpha, few_k, beta, batch);
     return;
   }
-  p = &ways[0];
   for (w = 0; w < 4; w++) {
     if (w == 0) continue; /* the direct expansion: best's start */
     cost = w & 1 ? split_cost(&ways[w / 2], beta) : expand_cost(&ways[w / 2], beta);
