@@ -58,11 +58,15 @@ done
 # The tensor-core kernels contain the matrix instruction they were written
 # for: HMMA from mma.sync on sm_80 and sm_90, HGMMA from wgmma on sm_90a
 # (that fatbin exists when sm_90 is among the build's architectures).
+# The mma.sync tiles one by one (the 128 x 128 tile's names are a prefix
+# of none of the others': dlg_hgemm_mma_, dlg_hgemm_mma64_, dlg_hgemm_mma32_).
 for arch in sm_80 sm_90; do
-  if "$tool" --kernel dlg_hgemm_mma_ --arch $arch "$dir/hgemm_mma.sass" >/dev/null 2>&1; then
-    gate "dlg_hgemm_mma_* $arch: HMMA" 0 --gate-has HMMA --kernel dlg_hgemm_mma_ --arch $arch \
-      "$dir/hgemm_mma.sass"
-  fi
+  for tile in mma mma64 mma32; do
+    if "$tool" --kernel dlg_hgemm_${tile}_ --arch $arch "$dir/hgemm_mma.sass" >/dev/null 2>&1; then
+      gate "dlg_hgemm_${tile}_* $arch: HMMA" 0 --gate-has HMMA --kernel dlg_hgemm_${tile}_ \
+        --arch $arch "$dir/hgemm_mma.sass"
+    fi
+  done
 done
 # The FP64 kernels, their split-last-wave, thin- and flat-tile twins: DMMA on sm_80 and sm_90.
 for arch in sm_80 sm_90; do

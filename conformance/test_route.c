@@ -246,6 +246,7 @@ START_TEST(bad_environment_is_reported_and_ignored)
   setenv("DLGEMM_FP32_MODE", "sloppy", 1);
   setenv("DLGEMM_SGEMM_STREAMK", "sideways", 1);
   setenv("DLGEMM_WGMMA_WIDTH", "96", 1);
+  setenv("DLGEMM_HMMA_TILE", "16", 1);
   reload_capturing(err, sizeof err);
   cfg = dlg_config_get();
   ck_assert_int_eq(cfg->force, DLG_FORCE_AUTO);
@@ -261,8 +262,11 @@ START_TEST(bad_environment_is_reported_and_ignored)
   ck_assert(strstr(err, "ignoring DLGEMM_SGEMM_STREAMK='sideways'"));
   ck_assert_int_eq(cfg->fp32_mode, DLGEMM_PRECISION_STRICT);
   ck_assert_int_eq(cfg->streamk, -1);
-  ck_assert(strstr(err, "ignoring DLGEMM_WGMMA_WIDTH='96' (expected auto, 256, 128, 192, 192x192 or 64)"));
+  ck_assert(strstr(err, "ignoring DLGEMM_WGMMA_WIDTH='96' (expected auto, 256, 128, 192, "
+                        "192x192, 64 or 64r)"));
   ck_assert_int_eq(cfg->wgmma_tile, 0);
+  ck_assert(strstr(err, "ignoring DLGEMM_HMMA_TILE='16' (expected auto, 128, 64 or 32)"));
+  ck_assert_int_eq(cfg->hmma_tile, 0);
   setenv("DLGEMM_FORCE", "GPU", 1);
   setenv("DLGEMM_FP32_MODE", "3xTF32", 1);
   setenv("DLGEMM_SGEMM_STREAMK", "off", 1);
@@ -276,9 +280,14 @@ START_TEST(bad_environment_is_reported_and_ignored)
   setenv("DLGEMM_WGMMA_WIDTH", "64", 1);
   reload_capturing(err, sizeof err);
   ck_assert_int_eq(cfg->wgmma_tile, 5); /* 128 x 64: index 4 */
+  setenv("DLGEMM_WGMMA_WIDTH", "64r", 1); /* the same tile, the narrow side as its rows */
+  reload_capturing(err, sizeof err);
+  ck_assert_int_eq(cfg->wgmma_tile, 6);
   setenv("DLGEMM_WGMMA_WIDTH", "192x192", 1);
+  setenv("DLGEMM_HMMA_TILE", "32", 1);
   reload_capturing(err, sizeof err);
   ck_assert_int_eq(cfg->wgmma_tile, 4);
+  ck_assert_int_eq(cfg->hmma_tile, 3); /* 32 x 32: index 2 */
   ck_assert_int_eq(cfg->tile_bm, 256);
   ck_assert_int_eq(cfg->tile_bn, 128);
   ck_assert_int_eq(cfg->force, DLG_FORCE_GPU);

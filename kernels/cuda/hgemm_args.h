@@ -47,14 +47,20 @@ typedef struct dlg_hgemm_args {
                            (a workspace): entry b * splits + s for batch entry b */
 } dlg_hgemm_args;
 
-/* mma.sync kernels (hgemm_mma.cu): a 128 x 128 tile of C per block of four
- * warps (each 64 x 64), k in steps of 32 through four cp.async stages. */
-#define DLG_HMMA_BM 128
-#define DLG_HMMA_BN 128
+/* mma.sync kernels (hgemm_mma.cu): a BM x BN tile of C per block of four
+ * warps (2 x 2, each BM / 2 x BN / 2), k in steps of 32 through cp.async
+ * stages.  Three tiles, by index: dlg_hgemm_mma_* (128 x 128, four stages),
+ * dlg_hgemm_mma64_* (64 x 64, three) and dlg_hgemm_mma32_* (32 x 32, two):
+ * the small ones for products and batches of them that a 128 x 128 tile
+ * would leave mostly padding, or that make too few of its tiles to fill
+ * the SMs (hgemm.c picks). */
+#define DLG_HMMA_TILES 3
+#define DLG_HMMA_BM(i) ((i) == 0 ? 128 : (i) == 1 ? 64 : 32)
+#define DLG_HMMA_BN(i) DLG_HMMA_BM(i)
 #define DLG_HMMA_BK 32
-#define DLG_HMMA_STAGES 4
+#define DLG_HMMA_STAGES(i) (4 - (i))
 #define DLG_HMMA_THREADS 128
-#define DLG_HMMA_SMEM (DLG_HMMA_STAGES * (DLG_HMMA_BM + DLG_HMMA_BN) * DLG_HMMA_BK * 2)
+#define DLG_HMMA_SMEM(i) (DLG_HMMA_STAGES(i) * (DLG_HMMA_BM(i) + DLG_HMMA_BN(i)) * DLG_HMMA_BK * 2)
 
 /* wgmma kernels (hgemm_wgmma.cu, sm_90a): a BM x BN tile of C (128 x 256,
  * 128 x 192, 128 x 128, 192 x 192, or the narrow 128 x 16 below) per block

@@ -18,15 +18,24 @@
  *   run of m (n) and ldmatrix.trans transposes on the way.  So tiles are
  *   copied as they lie in memory, 16 bytes per cp.async, and only the
  *   fragment load knows the orientation.
- * - 128 threads = 4 warps as 2 x 2, each warp a 64 x 64 block of C: per k16
- *   a warp issues 4 ldmatrix.x4 for A, 4 for B and 32 mma, 128 FP32
- *   accumulators a lane.  Four cp.async stages of 128 x 32 per operand
- *   (16 KB a stage) keep three tiles of loads in flight.
- * - Shared rows are 64 bytes (k-contiguous tiles, 32 k) or 256 bytes (128
- *   m or n).  An ldmatrix phase reads 8 rows at one logical 16-byte chunk;
- *   unswizzled those would share banks.  The chunk index is XORed with
- *   (row / 2) % 4 for 64-byte rows and with row % 8 for 256-byte rows,
- *   which puts the 8 rows of a phase on 8 distinct 16-byte bank groups.
+ * - 128 threads = 4 warps as 2 x 2, each warp a BM / 2 x BN / 2 block of
+ *   C.  The 128 x 128 tile: per k16 a warp issues 4 ldmatrix.x4 for A, 4
+ *   for B and 32 mma, 128 FP32 accumulators a lane; four cp.async stages of
+ *   128 x 32 per operand (16 KB a stage) keep three tiles of loads in
+ *   flight.  The 64 x 64 and 32 x 32 tiles are the same code with fewer
+ *   fragments a warp (2 x 4 and 1 x 2 mma a k16): they are for products
+ *   (and batches of them, a block each) that would leave most of the big
+ *   tile padding or most SMs idle - a batch of 1024 bfloat16 64^3
+ *   products gave each 128 x 128 block a quarter of real work and ran at
+ *   0.33 of cuBLAS.  Their blocks are small (24 KB, 8 KB of stages), so
+ *   that many of them share an SM: while one waits on its loads the others
+ *   compute, which is what hides the latency a short k loop cannot.
+ * - Shared rows are 64 bytes (k-contiguous tiles, 32 k; or 32 m or n) or
+ *   128-256 bytes (64-128 m or n).  An ldmatrix phase reads 8 rows at one
+ *   logical 16-byte chunk; unswizzled those would share banks.  The chunk
+ *   index is XORed with (row / 2) % 4 for 64-byte rows and with row % 8 for
+ *   longer ones, which puts the 8 rows of a phase on 8 distinct 16-byte
+ *   bank groups.
  * - Chunks wholly inside the matrix copy with cp.async; chunks wholly
  *   outside zero-fill (source size 0); a chunk cut by the edge, or any chunk
  *   of an operand that is not 16-byte aligned, is gathered element by
@@ -48,8 +57,17 @@
 
 namespace hmma {
 
-enum { BM = DLG_HMMA_BM, BN = DLG_HMMA_BN, BK = DLG_HMMA_BK, STAGES = DLG_HMMA_STAGES,
-       NTHREADS = DLG_HMMA_THREADS, TILE_BYTES = BM * BK * 2 };
+enum { BK = DLG_HMMA_BK, NTHREADS = DLG_HMMA_THREADS };
+
+/* Tile TILE's shape (hgemm_args.h): MI 16-row and NJ 8-column fragments a
+ * warp. */
+template <int TILE> struct shape {
+  enum { BM = DLG_HMMA_BM(TILE), BN = DLG_HMMA_BN(TILE), STAGES = DLG_HMMA_STAGES(TILE),
+         MI = BM / 32, NJ = BN / 16, A_BYTES = BM * BK * 2, B_BYTES = BN * BK * 2,
+         STAGE_BYTES = A_BYTES + B_BYTES };
+  static_assert(STAGES * STAGE_BYTES == DLG_HMMA_SMEM(TILE), "hgemm_args.h agrees");
+  static_assert(NJ % 2 == 0, "B's ldmatrix.x4 loads two n8 fragments");
+};
 
 static __device__ __forceinline__ unsigned saddr(const void *p)
 {
@@ -62,14 +80,15 @@ template <int W> static __device__ __forceinline__ unsigned swz(int r, int c)
   return (unsigned)(r * W * 2 + ((W == 32 ? c ^ ((r >> 1) & 3) : c ^ (r & 7)) << 4));
 }
 
-/* One operand tile, as it lies in memory: R rows of W elements, row r
- * global row r0 + r (of rlim), element e global column c0 + e (of clim),
- * at x[row * ld + column]. */
-template <int W>
+/* One operand tile of ELEMS elements, as it lies in memory: R rows of W
+ * elements, row r global row r0 + r (of rlim), element e global column c0
+ * + e (of clim), at x[row * ld + column]. */
+template <int W, int ELEMS>
 static __device__ __forceinline__ void load_tile(unsigned s, const unsigned short *x, long long ld,
                                                  int r0, int rlim, int c0, int clim, bool vec)
 {
-  enum { R = BM * BK / W, CPR = W / 8, PER_THREAD = R * CPR / NTHREADS };
+  enum { R = ELEMS / W, CPR = W / 8, PER_THREAD = R * CPR / NTHREADS };
+  static_assert(R * CPR % NTHREADS == 0, "every thread copies as many chunks");
 #pragma unroll
   for (int i = 0; i < PER_THREAD; i++) {
     const int q = (int)threadIdx.x + i * NTHREADS, r = q / CPR, c = q % CPR;
@@ -129,12 +148,12 @@ using hconv::widen;
 
 /* Accumulator (i, j, e) of a lane is row wm + 16i + lane/4 (+8 for e >= 2),
  * column wn + 8j + 2(lane%4) + e%2 of the tile at (m0, n0).  With beta != 0
- * the 32 elements of one i are all read before any is written: a store may
- * alias the next load, so interleaved they would go one memory latency
+ * the 4 NJ elements of one i are all read before any is written: a store
+ * may alias the next load, so interleaved they would go one memory latency
  * apart (hgemm_wgmma.cu's store_tile measured what that costs). */
-template <typename T, bool BETA>
+template <typename T, bool BETA, int MI, int NJ>
 static __device__ __forceinline__ void store_rows(const dlg_hgemm_args &p, T *C, int row0, int col0,
-                                                  const float (&acc)[4][8][4])
+                                                  const float (&acc)[MI][NJ][4])
 {
   const int lane = threadIdx.x % 32;
   /* element (i, j, e) of the lane: its place in C, or NULL outside C */
@@ -144,17 +163,17 @@ static __device__ __forceinline__ void store_rows(const dlg_hgemm_args &p, T *C,
     return row < p.m && col < p.n ? C + (long long)col * p.ldc + row : NULL;
   };
 #pragma unroll
-  for (int i = 0; i < 4; i++) {
-    float old[8][4];
+  for (int i = 0; i < MI; i++) {
+    float old[NJ][4];
 #pragma unroll
-    for (int j = 0; j < 8; j++)
+    for (int j = 0; j < NJ; j++)
 #pragma unroll
       for (int e = 0; e < 4; e++) {
         const T *cp = at(i, j, e);
         old[j][e] = BETA && cp ? widen(*cp) : 0.f;
       }
 #pragma unroll
-    for (int j = 0; j < 8; j++)
+    for (int j = 0; j < NJ; j++)
 #pragma unroll
       for (int e = 0; e < 4; e++) {
         const float r = p.alpha * acc[i][j][e];
@@ -163,44 +182,46 @@ static __device__ __forceinline__ void store_rows(const dlg_hgemm_args &p, T *C,
   }
 }
 
-template <typename T>
+template <typename T, int MI, int NJ>
 static __device__ __forceinline__ void epilogue(const dlg_hgemm_args &p, int z, int row0, int col0,
-                                                const float (&acc)[4][8][4])
+                                                const float (&acc)[MI][NJ][4])
 {
   T *C = (T *)p.c + (long long)z * p.sc;
   if (p.beta != 0.f) store_rows<T, true>(p, C, row0, col0, acc);
   else store_rows<T, false>(p, C, row0, col0, acc);
 }
 
-template <int KIND, bool A_KC, bool B_KC>
+template <int TILE, int KIND, bool A_KC, bool B_KC>
 static __device__ __forceinline__ void gemm(const dlg_hgemm_args &p)
 {
+  typedef shape<TILE> S;
+  enum { BM = S::BM, BN = S::BN, MI = S::MI, NJ = S::NJ, STAGES = S::STAGES };
   extern __shared__ __align__(128) unsigned char smem[];
   const int m0 = blockIdx.x * BM, n0 = blockIdx.y * BN, z = blockIdx.z;
   const unsigned short *A = (const unsigned short *)p.a + z * p.sa;
   const unsigned short *B = (const unsigned short *)p.b + z * p.sb;
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-  const int wm = (warp % 2) * 64, wn = (warp / 2) * 64;
+  const int wm = (warp % 2) * (BM / 2), wn = (warp / 2) * (BN / 2);
   const unsigned s0 = saddr(smem);
   const int ktiles = (p.k + BK - 1) / BK;
 
   auto issue = [&](int t) {
-    const unsigned sa = s0 + (t % STAGES) * 2 * TILE_BYTES, sb = sa + TILE_BYTES;
+    const unsigned sa = s0 + (t % STAGES) * S::STAGE_BYTES, sb = sa + S::A_BYTES;
     const int k0 = t * BK;
     if (t < ktiles) {
-      if (A_KC) load_tile<BK>(sa, A, p.lda, m0, p.m, k0, p.k, p.vec_a);
-      else load_tile<BM>(sa, A, p.lda, k0, p.k, m0, p.m, p.vec_a);
-      if (B_KC) load_tile<BK>(sb, B, p.ldb, n0, p.n, k0, p.k, p.vec_b);
-      else load_tile<BN>(sb, B, p.ldb, k0, p.k, n0, p.n, p.vec_b);
+      if (A_KC) load_tile<BK, BM * BK>(sa, A, p.lda, m0, p.m, k0, p.k, p.vec_a);
+      else load_tile<BM, BM * BK>(sa, A, p.lda, k0, p.k, m0, p.m, p.vec_a);
+      if (B_KC) load_tile<BK, BN * BK>(sb, B, p.ldb, n0, p.n, k0, p.k, p.vec_b);
+      else load_tile<BN, BN * BK>(sb, B, p.ldb, k0, p.k, n0, p.n, p.vec_b);
     }
     asm volatile("cp.async.commit_group;\n" ::: "memory");
   };
 
-  float acc[4][8][4];
+  float acc[MI][NJ][4];
 #pragma unroll
-  for (int i = 0; i < 4; i++)
+  for (int i = 0; i < MI; i++)
 #pragma unroll
-    for (int j = 0; j < 8; j++)
+    for (int j = 0; j < NJ; j++)
 #pragma unroll
       for (int e = 0; e < 4; e++) acc[i][j][e] = 0.f;
 
@@ -213,19 +234,19 @@ static __device__ __forceinline__ void gemm(const dlg_hgemm_args &p)
     asm volatile("cp.async.wait_group %0;\n" ::"n"(STAGES - 2) : "memory");
     __syncthreads(); /* tile t landed for all; stage t-1 is free */
     issue(t + STAGES - 1);
-    const unsigned sa = s0 + (t % STAGES) * 2 * TILE_BYTES, sb = sa + TILE_BYTES;
+    const unsigned sa = s0 + (t % STAGES) * S::STAGE_BYTES, sb = sa + S::A_BYTES;
 #pragma unroll
     for (int kk = 0; kk < BK; kk += 16) {
-      unsigned af[4][4], bf[8][2];
+      unsigned af[MI][4], bf[NJ][2];
 #pragma unroll
-      for (int i = 0; i < 4; i++) {
+      for (int i = 0; i < MI; i++) {
         /* matrix q: m offset (q % 2) * 8, k offset (q / 2) * 8 */
         const int mrow = wm + i * 16 + (lq % 2) * 8, kc = kk + (lq / 2) * 8;
         if (A_KC) ldsm_x4(af[i], sa + swz<BK>(mrow + lr, kc / 8));
         else ldsm_x4_t(af[i], sa + swz<BM>(kc + lr, mrow / 8));
       }
 #pragma unroll
-      for (int j = 0; j < 4; j++) {
+      for (int j = 0; j < NJ / 2; j++) {
         /* matrix q: n offset (q / 2) * 8, k offset (q % 2) * 8: b0, b1 of
          * n-tile 2j, then of 2j + 1 */
         const int ncol = wn + j * 16 + (lq / 2) * 8, kc = kk + (lq % 2) * 8;
@@ -235,9 +256,9 @@ static __device__ __forceinline__ void gemm(const dlg_hgemm_args &p)
         bf[2 * j][0] = r[0], bf[2 * j][1] = r[1], bf[2 * j + 1][0] = r[2], bf[2 * j + 1][1] = r[3];
       }
 #pragma unroll
-      for (int i = 0; i < 4; i++)
+      for (int i = 0; i < MI; i++)
 #pragma unroll
-        for (int j = 0; j < 8; j++) mma<KIND>(acc[i][j], af[i], bf[j][0], bf[j][1]);
+        for (int j = 0; j < NJ; j++) mma<KIND>(acc[i][j], af[i], bf[j][0], bf[j][1]);
     }
   }
   asm volatile("cp.async.wait_group 0;\n" ::: "memory");
@@ -249,20 +270,29 @@ static __device__ __forceinline__ void gemm(const dlg_hgemm_args &p)
 
 } /* namespace hmma */
 
-#define DLG_HMMA_KERNEL(NAME, KIND, AKC, BKC)                                                 \
-  extern "C" __global__ void __launch_bounds__(DLG_HMMA_THREADS, 2) NAME(dlg_hgemm_args p)   \
-  {                                                                                         \
-    hmma::gemm<KIND, AKC, BKC>(p);                                                          \
+/* The blocks an SM holds at once, by tile: the register cap is 65536 /
+ * (128 x this); the big tile's 128 accumulators a lane need the 255 of 2,
+ * the small tiles' 32 and 8 fit 128 and 64. */
+#define DLG_HMMA_MIN_BLOCKS(TILE) ((TILE) == 0 ? 2 : (TILE) == 1 ? 4 : 8)
+#define DLG_HMMA_KERNEL(NAME, TILE, KIND, AKC, BKC)                                          \
+  extern "C" __global__ void __launch_bounds__(DLG_HMMA_THREADS, DLG_HMMA_MIN_BLOCKS(TILE))  \
+      NAME(dlg_hgemm_args p)                                                                 \
+  {                                                                                          \
+    hmma::gemm<TILE, KIND, AKC, BKC>(p);                                                     \
   }
-/* dlg_hgemm_mma_<type>_<a><b>: a/b = 'k' when that operand is k-contiguous,
- * 'r' when its m / n dimension is (the SIMT kernels' naming).  TF32 comes
- * k-contiguous only (hgemm_args.h). */
-DLG_HMMA_KERNEL(dlg_hgemm_mma_f16_rr, DLG_TC_F16, false, false)
-DLG_HMMA_KERNEL(dlg_hgemm_mma_f16_rk, DLG_TC_F16, false, true)
-DLG_HMMA_KERNEL(dlg_hgemm_mma_f16_kr, DLG_TC_F16, true, false)
-DLG_HMMA_KERNEL(dlg_hgemm_mma_f16_kk, DLG_TC_F16, true, true)
-DLG_HMMA_KERNEL(dlg_hgemm_mma_bf16_rr, DLG_TC_BF16, false, false)
-DLG_HMMA_KERNEL(dlg_hgemm_mma_bf16_rk, DLG_TC_BF16, false, true)
-DLG_HMMA_KERNEL(dlg_hgemm_mma_bf16_kr, DLG_TC_BF16, true, false)
-DLG_HMMA_KERNEL(dlg_hgemm_mma_bf16_kk, DLG_TC_BF16, true, true)
-DLG_HMMA_KERNEL(dlg_hgemm_mma_tf32_kk, DLG_TC_TF32, true, true)
+/* dlg_hgemm_mma<tile>_<type>_<a><b>: tile "" (128 x 128), 64 or 32; a/b =
+ * 'k' when that operand is k-contiguous, 'r' when its m / n dimension is
+ * (the SIMT kernels' naming).  TF32 comes k-contiguous only (hgemm_args.h). */
+#define DLG_HMMA_FAMILY(PREFIX, TILE)                                 \
+  DLG_HMMA_KERNEL(PREFIX##_f16_rr, TILE, DLG_TC_F16, false, false)   \
+  DLG_HMMA_KERNEL(PREFIX##_f16_rk, TILE, DLG_TC_F16, false, true)    \
+  DLG_HMMA_KERNEL(PREFIX##_f16_kr, TILE, DLG_TC_F16, true, false)    \
+  DLG_HMMA_KERNEL(PREFIX##_f16_kk, TILE, DLG_TC_F16, true, true)     \
+  DLG_HMMA_KERNEL(PREFIX##_bf16_rr, TILE, DLG_TC_BF16, false, false) \
+  DLG_HMMA_KERNEL(PREFIX##_bf16_rk, TILE, DLG_TC_BF16, false, true)  \
+  DLG_HMMA_KERNEL(PREFIX##_bf16_kr, TILE, DLG_TC_BF16, true, false)  \
+  DLG_HMMA_KERNEL(PREFIX##_bf16_kk, TILE, DLG_TC_BF16, true, true)   \
+  DLG_HMMA_KERNEL(PREFIX##_tf32_kk, TILE, DLG_TC_TF32, true, true)
+DLG_HMMA_FAMILY(dlg_hgemm_mma, 0)
+DLG_HMMA_FAMILY(dlg_hgemm_mma64, 1)
+DLG_HMMA_FAMILY(dlg_hgemm_mma32, 2)

@@ -180,8 +180,12 @@ static void load(void)
   config.hgemm_kernel = PARSE_CHOICE("DLGEMM_HGEMM_KERNEL", "auto, mma or wgmma", "auto", "mma",
                                      "wgmma");
   /* the wgmma tile, by its index in hgemm_args.h's DLG_WGMMA_BN / _BM */
-  config.wgmma_tile = PARSE_CHOICE("DLGEMM_WGMMA_WIDTH", "auto, 256, 128, 192, 192x192 or 64",
-                                   "auto", "256", "128", "192", "192x192", "64");
+  config.wgmma_tile = PARSE_CHOICE("DLGEMM_WGMMA_WIDTH",
+                                   "auto, 256, 128, 192, 192x192, 64 or 64r", "auto", "256",
+                                   "128", "192", "192x192", "64", "64r");
+  /* the mma.sync tile, by its index in hgemm_args.h's DLG_HMMA_BM */
+  config.hmma_tile = PARSE_CHOICE("DLGEMM_HMMA_TILE", "auto, 128, 64 or 32", "auto", "128", "64",
+                                  "32");
   walk_rows = parse_nonnegative("DLGEMM_WGMMA_WALK_ROWS", 16);
   config.wgmma_walk_rows = walk_rows >= 1 && walk_rows <= 1024 ? (int)walk_rows : 16;
   config.wgmma_pairs = (const int[]){1, 2, 0}[PARSE_CHOICE("DLGEMM_WGMMA_PAIRS", "auto, on or off",

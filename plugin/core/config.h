@@ -36,7 +36,9 @@ typedef struct dlg_config {
   int dgemm_tma;          /* DLGEMM_DGEMM_TMA: 1 auto, 0 off (the cp.async kernel everywhere) */
   int dgemm_tile;         /* DLGEMM_DGEMM_TILE: -1 auto (default), 0 wide, 1 thin, 2 flat (dgemm.c) */
   int hgemm_kernel;       /* DLGEMM_HGEMM_KERNEL: 0 auto, 1 mma (mma.sync), 2 wgmma (sm_90a, where it applies) */
-  int wgmma_tile;         /* DLGEMM_WGMMA_WIDTH: 0 auto, else 1 + the tile's index (hgemm_args.h) */
+  int wgmma_tile;         /* DLGEMM_WGMMA_WIDTH: 0 auto, else 1 + the tile's index
+                             (hgemm_args.h); DLG_WGMMA_TILES + 1: 64r (hgemm.c) */
+  int hmma_tile;          /* DLGEMM_HMMA_TILE: 0 auto, else 1 + the mma.sync tile's index (hgemm_args.h) */
   int wgmma_walk_rows;    /* DLGEMM_WGMMA_WALK_ROWS: tile-rows per group of the wgmma kernels' walk */
   int wgmma_pairs;        /* DLGEMM_WGMMA_PAIRS: 0 off, 1 auto, 2 on (hgemm.c's pairs of blocks) */
   dlgemm_precision fp32_mode; /* DLGEMM_FP32_MODE=strict|tf32|3xtf32: the BLAS shim's SGEMM policy */

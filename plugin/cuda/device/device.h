@@ -72,8 +72,10 @@ typedef struct dlg_cuda_device {
    * complex64's split-K reduce (complex128's is dgemm_splitk_reduce); NULL
    * where absent */
   CUfunction zgemm[2][4], cgemm_reduce;
-  /* hgemm_mma.cu, [DLG_TC_* kind][a_kc * 2 + b_kc]; TF32 has kk only */
-  CUfunction hgemm_mma[DLG_TC_KINDS][4];
+  /* hgemm_mma.cu, [tile: DLG_HMMA_BM(i) x DLG_HMMA_BN(i)][DLG_TC_* kind][a_kc
+   * * 2 + b_kc]; TF32 has kk only; and each tile's blocks an SM holds */
+  CUfunction hgemm_mma[DLG_HMMA_TILES][DLG_TC_KINDS][4];
+  int hmma_occ[DLG_HMMA_TILES];
   CUfunction tf32_pack, pad16;  /* tf32_pack.cu */
   CUfunction lapack[2][DLG_LAPACK_KERNELS]; /* lapack.cu: [0 float, 1 double][kernel] */
   CUfunction level3[4][DLG_L3_KERNELS];    /* level3.cu: [s, d, c, z][kernel] */

@@ -140,14 +140,27 @@ static int pick_tile(const dlg_cuda_device *dev, int kind, int v, int thin,
  * 0.18-0.53 (H200, session 34).  Pinned (DLGEMM_WGMMA_WIDTH=64), any
  * product with a side of 128 or more puts its narrow side on the tile's
  * columns, for measurements: 16-bit products 96-256 wide lost so (0.68
- * of cuBLAS against 0.80 by default, session 34), as d = 128 heads did. */
+ * of cuBLAS against 0.80 by default, session 34), as d = 128 heads did.
+ * A side of 65-128 against 1024 or more of the other side and of k goes on
+ * the tile's 128 rows instead, the wide operand streamed once in 64-column
+ * tiles, a wave of them at 8192 (cuBLAS streams a 192-wide product so, on
+ * a 192 x 64 tile): bfloat16 8192 x 128 x 8192 in every layout ran at
+ * 0.98-1.05 of cuBLAS so against 0.83-0.87 on the 128 x 256 tile, 96 wide
+ * 0.78-0.98 against 0.81-0.90 (geometric means 0.87 / 0.84), and 192-256
+ * wide lost (0.48-0.72 against 0.73-1.17: H200, session 37).  Pinned as
+ * `64r`, any product with a side of 128 or more does so (measurements).
+ * The result: 0 (not a thin tile's product), THIN_COLS or THIN_ROWS. */
+enum { THIN_COLS = 1, THIN_ROWS = 2, PIN_THIN_ROWS = DLG_WGMMA_TILES + 1 };
 static int thin_side(const dlg_hgemm_args *a)
 {
   const int pin = dlg_config_get()->wgmma_tile;
   const int lo = a->m < a->n ? a->m : a->n, hi = a->m < a->n ? a->n : a->m;
-  if (pin == WGMMA_THIN + 1) return hi >= 128;
-  if (pin || lo > DLG_WGMMA_BN(WGMMA_THIN)) return 0;
-  return hi >= 128 && a->k >= 128;
+  if (pin == WGMMA_THIN + 1) return hi >= 128 ? THIN_COLS : 0;
+  if (pin == PIN_THIN_ROWS) return hi >= 128 ? THIN_ROWS : 0;
+  if (pin) return 0;
+  if (lo > DLG_WGMMA_BN(WGMMA_THIN))
+    return lo <= DLG_WGMMA_BM(WGMMA_THIN) && hi >= 1024 && a->k >= 1024 ? THIN_ROWS : 0;
+  return hi >= 128 && a->k >= 128 ? THIN_COLS : 0;
 }
 
 /* Split-K, for products of fewer tiles than SMs (a decode step's 4096 x
@@ -290,9 +303,11 @@ int dlg_cuda_wgmma_launch(dlg_cuda_device *dev, int kind, int64_t batch, const d
                      : a->m <= DLG_WGMMA_NARROW_BN && op1->kc       ? 1
                                                                     : 0;
   /* the thin tile: the narrow side as its 64 columns, whichever operand
-   * that makes second (a kernel for that layout permitting) */
-  const int tswap = a->m < a->n;
-  const int thin = !narrow && thin_side(a) &&
+   * that makes second, or as its rows, that operand first (a kernel for that
+   * layout permitting) */
+  const int side = narrow ? 0 : thin_side(a);
+  const int tswap = side == THIN_ROWS ? a->m > a->n : a->m < a->n;
+  const int thin = side &&
                    dev->hgemm_wgmma[WGMMA_THIN][kind][(tswap ? op2 : op1)->kc * 2 +
                                                       (tswap ? op1 : op2)->kc];
   const int swap = narrow ? narrow == 1 : thin ? tswap : !(op2->kc && !op1->kc);
@@ -397,6 +412,36 @@ dlgemm_status dlg_cuda_tc_kernels(dlg_cuda_device *dev)
   return st;
 }
 
+/* The mma.sync tile (DLG_HMMA_BM index) for a product over its batch:
+ * the one whose waves cost least.  A wave is every SM holding as many
+ * blocks of the tile as fit (dev->hmma_occ), each taking its k-tiles plus
+ * FILL_KTILES to load its first stage and store C, at the tile's measured
+ * rate relative to the 128 x 128 tile's (hmma_rate: a small block does
+ * less work a shared-memory load, and its warps wait more).  A product
+ * that leaves most of the big tile padding, or too few of its tiles for
+ * the SMs, goes to a small one.  DLGEMM_HMMA_TILE pins one. */
+static const double hmma_rate[DLG_HMMA_TILES] = {1.0, 0.8, 0.5};
+
+static int pick_mma_tile(const dlg_cuda_device *dev, int kind, int v, const dlg_hgemm_args *a,
+                         long long batch)
+{
+  const int pin = dlg_config_get()->hmma_tile;
+  const long long ktiles = (a->k + DLG_HMMA_BK - 1) / DLG_HMMA_BK;
+  double best = 0;
+  int t, pick = -1;
+  for (t = 0; t < DLG_HMMA_TILES; t++) {
+    const int bm = DLG_HMMA_BM(t), bn = DLG_HMMA_BN(t);
+    const long long tiles = (a->m + bm - 1) / bm * ((a->n + bn - 1) / bn) * batch;
+    const long long slots = (long long)dev->sms * dev->hmma_occ[t];
+    const double cost = (double)((tiles + slots - 1) / slots) * dev->hmma_occ[t] * bm * bn *
+                        (double)(ktiles + FILL_KTILES) / hmma_rate[t];
+    if (!dev->hgemm_mma[t][kind][v]) continue;
+    if (pin == t + 1) return t;
+    if (pick < 0 || cost < best) best = cost, pick = t;
+  }
+  return pick;
+}
+
 dlgemm_status dlg_cuda_tc_run(dlg_cuda_device *dev, int kind, int64_t batch,
                               const dlg_operand *op1, const dlg_operand *op2,
                               const dlg_hgemm_args *a, CUstream stream)
@@ -406,7 +451,9 @@ dlgemm_status dlg_cuda_tc_run(dlg_cuda_device *dev, int kind, int64_t batch,
   const long long zmax = 65535;
   const size_t ces = a->c_type == DLG_HOUT_F32 ? 4 : 2;
   const dlgemm_status st = dlg_cuda_tc_kernels(dev);
-  CUfunction f = dev->hgemm_mma[kind][op1->kc * 2 + op2->kc];
+  const int v = op1->kc * 2 + op2->kc;
+  int t;
+  CUfunction f;
   long long b0;
   CUresult r = CUDA_SUCCESS;
 
@@ -417,6 +464,8 @@ dlgemm_status dlg_cuda_tc_run(dlg_cuda_device *dev, int kind, int64_t batch,
   case -1:
     return dlg_fail(DLGEMM_ERR_BACKEND_FAILED, "CUDA kernel launch failed: %s", dlg_cuda_error(r));
   }
+  t = pick_mma_tile(dev, kind, v, a, batch);
+  f = t < 0 ? NULL : dev->hgemm_mma[t][kind][v];
   if (!f) return dlg_fail(DLGEMM_ERR_BACKEND_FAILED, "no tensor-core kernel for this layout");
   for (b0 = 0; b0 < batch && !r; b0 += zmax) {
     dlg_hgemm_args p = *a;
@@ -425,13 +474,14 @@ dlgemm_status dlg_cuda_tc_run(dlg_cuda_device *dev, int kind, int64_t batch,
     p.a = (const char *)p.a + b0 * p.sa * 2;
     p.b = (const char *)p.b + b0 * p.sb * 2;
     p.c = (char *)p.c + b0 * p.sc * (long long)ces;
-    r = cu->LaunchKernel(f, (unsigned)((p.m + DLG_HMMA_BM - 1) / DLG_HMMA_BM),
-                         (unsigned)((p.n + DLG_HMMA_BN - 1) / DLG_HMMA_BN), (unsigned)nb,
-                         DLG_HMMA_THREADS, 1, 1, DLG_HMMA_SMEM, stream, params, NULL);
+    r = cu->LaunchKernel(f, (unsigned)((p.m + DLG_HMMA_BM(t) - 1) / DLG_HMMA_BM(t)),
+                         (unsigned)((p.n + DLG_HMMA_BN(t) - 1) / DLG_HMMA_BN(t)), (unsigned)nb,
+                         DLG_HMMA_THREADS, 1, 1, DLG_HMMA_SMEM(t), stream, params, NULL);
   }
   if (r)
     return dlg_fail(DLGEMM_ERR_BACKEND_FAILED, "CUDA kernel launch failed: %s", dlg_cuda_error(r));
-  if (dlg_config_get()->verbose) dlg_note("mma.sync %dx%d tile", DLG_HMMA_BM, DLG_HMMA_BN);
+  if (dlg_config_get()->verbose)
+    dlg_note("mma.sync %dx%d tile", DLG_HMMA_BM(t), DLG_HMMA_BN(t));
   return DLGEMM_OK;
 }
 

@@ -302,12 +302,22 @@ static CUresult load_zdmma(const dlg_cuda_api *cu, dlg_cuda_device *dev)
   return r;
 }
 
-/* The mma.sync set and TF32's packing. */
+/* The mma.sync set (its three tiles) and TF32's packing. */
 static CUresult load_mma(const dlg_cuda_api *cu, dlg_cuda_device *dev)
 {
-  CUresult r = load_hgemm(cu, dev, "hgemm_mma", "mma", 0, 0, dev->hgemm_mma, DLG_HMMA_SMEM);
-  /* mma.sync has no promoting variant: 3xTF32 runs as TF32 there (hgemm_args.h) */
-  dev->hgemm_mma[DLG_TC_TF32X3][3] = dev->hgemm_mma[DLG_TC_TF32][3];
+  static const char *const family[DLG_HMMA_TILES] = {"mma", "mma64", "mma32"};
+  CUresult r = CUDA_SUCCESS;
+  int t;
+  for (t = 0; !r && t < DLG_HMMA_TILES; t++) {
+    r = load_hgemm(cu, dev, "hgemm_mma", family[t], 0, 0, dev->hgemm_mma[t], DLG_HMMA_SMEM(t));
+    /* mma.sync has no promoting variant: 3xTF32 runs as TF32 there (hgemm_args.h) */
+    dev->hgemm_mma[t][DLG_TC_TF32X3][3] = dev->hgemm_mma[t][DLG_TC_TF32][3];
+    if (!r && (cu->OccupancyMaxActiveBlocksPerMultiprocessor(
+                   &dev->hmma_occ[t], dev->hgemm_mma[t][DLG_TC_BF16][3], DLG_HMMA_THREADS,
+                   (size_t)DLG_HMMA_SMEM(t)) ||
+               dev->hmma_occ[t] < 1))
+      dev->hmma_occ[t] = 1;
+  }
   return r ? r : get_kernel(cu, dev, "tf32_pack", "dlg_tf32_pack", 0, &dev->tf32_pack);
 }
 

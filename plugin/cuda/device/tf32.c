@@ -151,7 +151,7 @@ dlgemm_status dlg_cuda_tf32(dlg_cuda_device *dev, const dlg_gemm *g, CUstream st
 
   if ((st = dlg_cuda_tc_kernels(dev))) return st;
   dlg_orient(g, &op1, &op2, &m, &n);
-  if (!cu || !dev->tf32_pack || !dev->hgemm_mma[DLG_TC_TF32][3] || g->alpha == 0 || g->k == 0 ||
+  if (!cu || !dev->tf32_pack || !dev->hgemm_mma[0][DLG_TC_TF32][3] || g->alpha == 0 || g->k == 0 ||
       m > INT32_MAX || n > INT32_MAX || 2 * kp > INT32_MAX || (three && strict_sooner(g, m, n)))
     return dlg_cuda_sgemm(dev, g, stream);
   if (m == 0 || n == 0 || g->batch == 0) return DLGEMM_OK;

@@ -23,25 +23,34 @@
 #include "core/errors.h"
 #include "cuda/device/driver.h"
 #include "cuda/device/kernels.h"
+#include "cuda/device/orient.h"
 #include "cuda/device/tiny.h"
 
 /* The largest of m, n and k these kernels take, by type and policy: where
  * they were measured to win against the other kernels (the sweep's
  * batches of s^3 products, batch * s^3 = 2^28, every layout, DLGEMM_TINY=on
  * against auto, H200, session 34, with 16-byte accesses and piece()'s 4 x
- * 4; bench/NOTES.md).  Up to 24^3 they win in every type.  float32 (strict
- * and 3xTF32) to 32^3 (0.73-0.78 of cuBLAS against 0.43-0.49 on the tile
- * kernels; 48^3 0.79-0.85 against 0.98-1.07 there), TF32 to 64^3 (64^3
- * 0.42-0.48 against 0.26-0.28), the 16-bit types to 48^3 (0.54-0.63
- * against 0.33-0.37; 64^3 even), float64 to 24^3 (32^3 0.43-0.47 against
- * 0.51-0.55).  Complex products to 64^3, less the batches of 48 or more a
- * side that complex_gemm.c hands to the complex DMMA kernels (session 35). */
+ * 4; bench/NOTES.md).  float32 (strict and 3xTF32) to 32^3 (0.73-0.78 of
+ * cuBLAS against 0.43-0.49 on the tile kernels; 48^3 0.79-0.85 against
+ * 0.98-1.07 there), float64 to 24^3 (32^3 0.43-0.47 against 0.51-0.55).
+ * The 16-bit types to 16^3: from 24^3 the small mma.sync tiles
+ * (hgemm_mma.cu, session 37) ran 1.5-1.7 of cuBLAS at 24^3-32^3 and
+ * 1.1-1.35 at 48^3, against 0.54-1.19 here.  TF32 to 64^3, except where
+ * neither operand needs TF32's packing pass (both k-contiguous and
+ * 16-byte aligned): there those tiles ran 1.34-1.63 at 24^3-32^3 and
+ * 0.86-0.96 at 48^3-64^3 against 0.47-0.96, and with the pass 0.26-0.70.
+ * Complex products to 64^3, less the batches of 48 or more a side that
+ * complex_gemm.c hands to the complex DMMA kernels (session 35). */
 static int largest(const dlg_gemm *g)
 {
+  dlg_operand op1, op2;
+  int64_t m, n;
   if (dlg_is_complex(g->dtype)) return DLG_TINY_MAX;
-  if (dlg_is_half(g->dtype_in)) return 48;
+  if (dlg_is_half(g->dtype_in)) return 16;
   if (g->dtype == DLG_F64) return 24;
-  return g->precision == DLGEMM_PRECISION_TF32 ? 64 : 32;
+  if (g->precision != DLGEMM_PRECISION_TF32) return 32;
+  dlg_orient(g, &op1, &op2, &m, &n);
+  return op1.kc && op1.vec && op2.kc && op2.vec ? 16 : 64;
 }
 
 /* The piece of C a thread owns, r x r: 4 x 4 (4-7 products a block of 256
