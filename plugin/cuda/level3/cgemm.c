@@ -182,17 +182,29 @@ static void split(dlg_factor_run *r, const double alpha[2], const problem *p, do
  * embedding only packs A (B and C interleaved, B not conjugated: NN- and
  * TN-like) complex64 loses from 2^22 on (scores 256 x 256 x 64: 0.94, 512:
  * 0.87), its FP32 kernels keeping up with FP64 DMMA: there it stops at
- * 2^21.  Single products keep the embedding: complex128's TMA kernels run
- * odd squares 5-10% faster, complex64's FP32 kernels aligned squares
- * (1536-4096: native 0.84-0.94 of them; only odd sides, 1000-5000, went
- * 1.03-1.27x faster native, their ragged edges the embedding's cost), and
- * the embedding's narrow kernels stream a side of 1-32 that the native 64
- * x 64 tile mostly leaves empty (native 0.4-0.7 there, 0.7-1.07 at 48-384). */
+ * 2^21.  Single products mostly keep the embedding: complex128's TMA
+ * kernels run odd squares 5-10% faster, complex64's FP32 kernels aligned
+ * squares (1536-4096: native 0.84-0.94 of them), and the embedding's
+ * narrow kernels stream a side of 1-32 that the native 64 x 64 tile mostly
+ * leaves empty (native 0.4-0.7 there).  Two kinds go native (session 37,
+ * each way pinned over the complex cells under 0.9 of cuBLAS): complex64
+ * squares whose sides are not whole 64-element tiles, 1000-5000 (every
+ * layout: 0.80-0.89 of cuBLAS against the embedding's 0.67-0.86, their
+ * ragged edges the embedding's cost; 255 lost, 0.43-0.49 against
+ * 0.54-0.64, and 6000 was level), and complex128 products whose narrow
+ * side, 48-64, is one row of the native tile against 1024 or more of the
+ * other side and of k (0.80-0.90 against 0.76-0.87 in all eight cells;
+ * 96 and 192, two and three rows of it, lost: 0.66-0.69 against 0.69-0.82). */
 int dlg_cuda_cgemm_native_wins(dlg_dtype type, int64_t m, int64_t n, int64_t k, int packs_a_only,
                                int64_t batch)
 {
-  return batch > 1 && m >= 48 && n >= 48 &&
-         (double)m * n * k <= (type == DLG_C64 && packs_a_only ? 1 << 21 : 1 << 25);
+  const int64_t lo = m < n ? m : n, hi = m < n ? n : m;
+  const double mnk = (double)m * (double)n * (double)k;
+  if (batch > 1)
+    return lo >= 48 && mnk <= (type == DLG_C64 && packs_a_only ? 1 << 21 : 1 << 25);
+  if (type == DLG_C64)
+    return lo >= 1000 && k >= 1000 && (m % 64 || n % 64) && mnk <= 0x1p37;
+  return lo >= 48 && lo <= 64 && hi >= 1024 && k >= 1024;
 }
 
 static int native_wins(const problem *p, int64_t batch, dlg_dtype type)
