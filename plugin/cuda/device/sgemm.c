@@ -111,6 +111,21 @@ static int pinned_tile(void)
   return -1;
 }
 
+/* The tile a narrow side of 192 takes whatever the model says (-1: none):
+ * 64 rows or columns of it, so that three tiles cover it with no padding,
+ * where the 128-wide tiles leave a quarter of theirs empty.  The model
+ * charges that quarter and still preferred the 128 x 128 tile split along
+ * k, which ran float32 192 x 4096 x 4096 at 0.72-0.86 of cuBLAS in the four
+ * layouts against 0.90-1.10 on the 64 x 256 tile, and 4096 x 192 x 4096 at
+ * 0.68-0.84 against 0.88-1.02 on the 256 x 64 one (each tile pinned, H200,
+ * session 37; at 96 and 48 wide the 64-row tiles lost). */
+static int narrow_192_tile(int64_t m, int64_t n, int64_t k)
+{
+  const int64_t lo = m < n ? m : n, hi = m < n ? n : m;
+  if (lo % 128 != 64 || lo <= 128 || lo > 256 || hi < 1024 || k < 1024) return -1;
+  return m < n ? DLG_TILE_64x256 : DLG_TILE_256x64;
+}
+
 /* route_pick_kernel: the kernel variant, tile and split-K for g. */
 static void route_pick_kernel(const dlg_cuda_device *dev, const dlg_gemm *g, plan *pl)
 {
@@ -124,6 +139,7 @@ static void route_pick_kernel(const dlg_cuda_device *dev, const dlg_gemm *g, pla
 
   memset(pl, 0, sizeof *pl); /* no stream-K fields by accident */
   dlg_orient(g, &op1, &op2, &m, &n);
+  if (pin < 0) pin = narrow_192_tile(m, n, g->k);
   a->a = (const float *)op1.data, a->lda = op1.ld, a->sa = op1.bs, a->vec_a = op1.vec;
   a->b = (const float *)op2.data, a->ldb = op2.ld, a->sb = op2.bs, a->vec_b = op2.vec;
   a->c = (float *)g->c.data;
