@@ -204,10 +204,25 @@ static wgmma_plan split_plan(const dlg_cuda_device *dev, int kind, int v, int th
   return pl;
 }
 
+/* Two chunks of k, whatever the estimate says, for a single product whose
+ * narrow side, 129-192, is a tile and a half or one 192-row tile against
+ * 1024 or more of the other side and of k: the estimate kept one chunk on
+ * the 128 x 128 tile (one wave), which ran bfloat16 192 x 8192 x 8192 and
+ * 8192 x 192 x 8192 at 0.69-1.03 of cuBLAS in the four layouts against
+ * 0.82-1.10 with two (each split pinned, H200, session 37; at 256 wide two
+ * chunks were level, at 96 and 128 the thin tile's rows win). */
+static int two_chunks(const dlg_hgemm_args *a, long long batch)
+{
+  const int lo = a->m < a->n ? a->m : a->n, hi = a->m < a->n ? a->n : a->m;
+  return batch == 1 && lo > DLG_WGMMA_BM(WGMMA_THIN) && lo <= 192 && hi >= 1024 && a->k >= 1024;
+}
+
 static wgmma_plan plan_wgmma(const dlg_cuda_device *dev, int kind, int v, int thin, long long rows,
                              long long cols, const dlg_hgemm_args *a, long long batch)
 {
-  const int pin = dlg_config_get()->wgmma_splits;
+  const int pin = dlg_config_get()->wgmma_splits ? dlg_config_get()->wgmma_splits
+                  : two_chunks(a, batch)         ? 2
+                                                 : 0;
   const long long ktiles = (a->k + DLG_WGMMA_BK - 1) / DLG_WGMMA_BK;
   double us, best_us;
   wgmma_plan best;
