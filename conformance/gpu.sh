@@ -136,6 +136,16 @@ want sanitizer && for kernel in mma wgmma; do
     --tool memcheck --error-exitcode 9 $build/conformance/test_half cuda 16
   grep -E "ERROR SUMMARY|passed" "$out/sanitizer_memcheck_half_$kernel.log"
 done
+# the small mma.sync tiles (64 x 64, 32 x 32) for every product the mma.sync
+# kernels take, the tiny kernels off so that small products reach them too
+want sanitizer && for tool in memcheck racecheck; do
+  for tile in 64 32; do
+    step "sanitizer_${tool}_hmma_$tile" env DLGEMM_HGEMM_KERNEL=mma DLGEMM_HMMA_TILE=$tile \
+      DLGEMM_TINY=off compute-sanitizer --tool $tool --error-exitcode 9 \
+      $build/conformance/test_half cuda 12
+    grep -E "ERROR SUMMARY|RACECHECK SUMMARY|passed" "$out/sanitizer_${tool}_hmma_$tile.log"
+  done
+done
 want sanitizer && for policy in tf32 3xtf32; do
   step "sanitizer_memcheck_$policy" compute-sanitizer --tool memcheck --error-exitcode 9 \
     $build/conformance/test_half cuda 16 $policy
