@@ -54,6 +54,12 @@ for arch in $archs; do
     gate "dlg_sgemm_$tile $arch main loop: FFMA >= 0.875, LDS.128" 0 \
       --gate-loop 0.875 --gate-op LDS.128 --kernel "dlg_sgemm_${tile}_" --arch $arch "$dir/sgemm_simt.sass"
   done
+  # The complex64 64 x 64 tile (dlg_csimt_*, both sign patterns): the real
+  # 128 x 128 tile's loop with 4 FFMA a pair of complex fragment elements
+  # (0.91 measured); the 32 x 32 one, for small products, as the real
+  # 64 x 64 is not held to it.
+  gate "dlg_csimt_64x64 $arch main loop: FFMA >= 0.90, LDS.128" 0 \
+    --gate-loop 0.90 --gate-op LDS.128 --kernel "dlg_csimt_64x64_" --arch $arch "$dir/sgemm_simt.sass"
 done
 # The tensor-core kernels contain the matrix instruction they were written
 # for: HMMA from mma.sync on sm_80 and sm_90, HGMMA from wgmma on sm_90a

@@ -26,6 +26,12 @@ typedef struct dlg_sgemm_args {
   long long sk_units;
   float *sk_work;
   int *sk_count;
+  /* The complex64 kernels (dlg_csimt_*): m, n, k count complex elements,
+   * leading dimensions and batch strides floats; alpha is (alpha,
+   * alpha_im), beta real (callers scale C by a complex one first); conj_c
+   * conjugates the product before alpha (sgemm_simt.cu says why). */
+  float alpha_im;
+  int conj_c;
 } dlg_sgemm_args;
 
 #define DLG_SGEMM_THREADS 256
@@ -70,6 +76,19 @@ typedef struct dlg_sgemm_args {
   X(DLG_TILE_256x64, 256, 64, DLG_SGEMM_MID_BK, DLG_SGEMM_MID_STAGES, 2, 1, 0)              \
   X(DLG_TILE_64x64, 64, 64, 8, 4, 2, 3, 1)
 
+/* The complex64 tiles (dlg_csimt_<BM>x<BN>_<ab>[_x]): X(id, BM, BN, BK,
+ * STAGES, MINB) is a BM x BN tile of complex C, k in steps of BK, run by
+ * the real tile of twice its rows and columns (sgemm_simt.cu), so that a
+ * thread's accumulators are half the real tile's for the same FFMAs per
+ * fragment load.  plugin/cuda/level3/csimt.c picks among them.  The real
+ * big tiles' geometry (64 x 128, 128 x 64 complex) ran 4-15% slower than
+ * 64 x 64 at 4096^2-8192^2 at two blocks an SM (128 registers; H200,
+ * session 38) and spilled on some layouts: the 64 x 64 tile is the
+ * products', the 32 x 32 one the small products'. */
+#define DLG_CSIMT_TILE_LIST(X)            \
+  X(DLG_CTILE_64x64, 64, 64, 16, 3, 2)    \
+  X(DLG_CTILE_32x32, 32, 32, 8, 4, 2)
+
 /* Shared memory of one block of a tile, in bytes. */
 #define DLG_SGEMM_SMEM(BM, BN, BK, STAGES) \
   ((STAGES) * (BK) * ((BM) + (BN) + 2 * DLG_SGEMM_PAD) * 4)
@@ -77,5 +96,8 @@ typedef struct dlg_sgemm_args {
 #define DLG_TILE_ENUM(id, bm, bn, bk, stages, minb, order, sk) id,
 enum { DLG_SGEMM_TILE_LIST(DLG_TILE_ENUM) DLG_TILES };
 #undef DLG_TILE_ENUM
+#define DLG_CTILE_ENUM(id, bm, bn, bk, stages, minb) id,
+enum { DLG_CSIMT_TILE_LIST(DLG_CTILE_ENUM) DLG_CTILES };
+#undef DLG_CTILE_ENUM
 
 #endif

@@ -60,6 +60,20 @@
  * reduce kernel then adds the splits in a fixed order (deterministic) and
  * applies beta.
  *
+ * Complex64 (the dlg_csimt_* kernels) is the same tile product on C's
+ * interleaved storage: a complex tile of BM x BN is the real tile of 2BM x
+ * 2BN, whose rows and columns of floats are re, im, re, im..., so the
+ * copiers, stages and fragments are the real ones (a k-contiguous operand's
+ * elements copied 8 bytes at a time, ccopier) and a fragment's float4 is
+ * two complex elements.  A thread's QM*4 x QN*4 floats of A and B make
+ * (QM*2) x (QN*2) complex products of 4 FFMA each: the real tile's FFMAs
+ * per fragment load with half its accumulators, the reason a complex GEMM
+ * can outrun a real one of the same flops (cuBLAS's CGEMM ran 5-15% ahead
+ * of the real embedding on our SGEMM tiles, H200, session 37).  conj
+ * costs nothing in the loop: x conj(y) is the _x kernels' sign pattern, and
+ * conj(x) y = conj(x conj(y)), conj(x) conj(y) = conj(x y) conjugate the
+ * sum once in the epilogue (conj_c).
+ *
  * Stream-K (the dlg_sgemm_streamk_* kernels): the same tile product, with blockIdx.x
  * enumerating whole tiles for the data-parallel waves and then equal shares of the last
  * waves' k-work (gemm_streamk); the block that finishes a split tile's last
@@ -97,6 +111,11 @@ static __device__ __forceinline__ void copy4(unsigned dst, const float *src)
 static __device__ __forceinline__ void copy4_zfill(unsigned dst, const float *src, unsigned bytes)
 {
   asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(dst), "l"(src), "r"(bytes)
+               : "memory");
+}
+static __device__ __forceinline__ void copy8_zfill(unsigned dst, const float *src, unsigned bytes)
+{
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"(dst), "l"(src), "r"(bytes)
                : "memory");
 }
 static __device__ __forceinline__ void copy16(unsigned dst, const float *src)
@@ -239,6 +258,112 @@ template <int ROWS, int BK> struct copier<ROWS, BK, false> {
   }
 };
 
+/* k-contiguous complex: ROWS floats are ROWS / 2 complex rows, each with
+ * BK consecutive complex k per tile.  Lane l copies complex row l/8, k l%8
+ * (8 bytes; + 8 for a 16-deep tile): a half-warp's shared words are 4k +
+ * 2row and 4k + 2row + 1 for k < 8, row < 2, the 32 banks once, as the
+ * real copier's.  ld counts floats; row0 and rows are floats, as the real
+ * copiers are told them. */
+template <int ROWS, int BK> struct ccopier {
+  enum { G = ROWS / 64, H = BK / 8, KSTRIDE = (ROWS + PAD) * 4 };
+  const float *ptr; /* complex row row0/2 + tid/8, k tid%8, of the next tile */
+  unsigned sofs;
+
+  __device__ __forceinline__ void init(const float *base, long long ld, int row0, int)
+  {
+    ptr = base + (long long)(row0 / 2 + (int)threadIdx.x / 8) * ld + 2 * (threadIdx.x % 8);
+    sofs = (threadIdx.x % 8) * KSTRIDE + (threadIdx.x / 8) * 8;
+  }
+  static __device__ __forceinline__ bool interior(int row0, int rows, int) { return rows - row0 >= ROWS; }
+
+  __device__ __forceinline__ void full(unsigned s, long long ld)
+  {
+    s += sofs;
+#pragma unroll
+    for (int g = 0; g < G; g++)
+#pragma unroll
+      for (int h = 0; h < H; h++) copy8_zfill(s + h * 8 * KSTRIDE + g * 32 * 8, ptr + g * 32 * ld + h * 16, 8);
+    ptr += 2 * BK;
+  }
+
+  __device__ __forceinline__ void guarded(unsigned s, int klen_left, long long ld, int row0, int rows,
+                                          const float *safe)
+  {
+    const unsigned o = in_place(sofs);
+    const int kk = o / KSTRIDE, r = row0 / 2 + (int)(o % KSTRIDE) / 8;
+    s += sofs;
+#pragma unroll
+    for (int g = 0; g < G; g++)
+#pragma unroll
+      for (int h = 0; h < H; h++) {
+        const bool in = kk + h * 8 < klen_left && rows / 2 - r > 32 * g;
+        copy8_zfill(s + h * 8 * KSTRIDE + g * 32 * 8, in ? ptr + g * 32 * ld + h * 16 : safe, in ? 8 : 0);
+      }
+    ptr += 2 * BK;
+  }
+};
+
+/* Row-contiguous complex: the real copier's threads and places, each 16
+ * bytes copied as two complex elements of 8, always (no alignment asked:
+ * an odd leading dimension ran the 16-byte copier's 4-byte path in every
+ * tile, 0.85 of cuBLAS against 0.96 aligned, H200, session 38), and edge
+ * tiles by the element, zero past the edge (rows are even: whole elements). */
+template <int ROWS, int BK> struct crcopier : copier<ROWS, BK, false> {
+  typedef copier<ROWS, BK, false> real;
+  using real::active;
+  using real::first_row;
+  using real::ptr;
+  using real::sofs;
+  enum { KP = real::KP, NP = real::NP };
+
+  __device__ __forceinline__ void init(const float *base, long long ld, int row0, int rows)
+  {
+    ptr = base + (long long)(threadIdx.x / real::V) * ld + min(first_row(row0), rows - 2);
+  }
+  static __device__ __forceinline__ bool interior(int row0, int rows, int) { return rows - row0 >= ROWS; }
+
+  __device__ __forceinline__ void full(unsigned s, long long ld)
+  {
+    if (active()) {
+      const float *src = ptr;
+#pragma unroll
+      for (int i = 0; i < NP; i++, src += KP * (int)ld) {
+        const unsigned d = s + sofs() + i * KP * (ROWS + PAD) * 4;
+        copy8_zfill(d, src, 8);
+        copy8_zfill(d + 8, src + 2, 8);
+      }
+    }
+    ptr += BK * (int)ld;
+  }
+
+  __device__ __forceinline__ void guarded(unsigned s, int klen_left, long long ld, int row0, int rows,
+                                          const float *safe)
+  {
+    if (active()) {
+      const int row = first_row(row0, in_place(threadIdx.x));
+      s += sofs();
+#pragma unroll
+      for (int i = 0; i < NP; i++) {
+        const float *src = ptr + i * KP * (int)ld;
+        const unsigned d = s + i * KP * (ROWS + PAD) * 4;
+        const bool in_k = (int)threadIdx.x / real::V + i * KP < klen_left;
+#pragma unroll
+        for (int e = 0; e < 2; e++) {
+          const bool in = in_k && row + 2 * e < rows;
+          copy8_zfill(d + 8 * e, in ? src + 2 * e : safe, in ? 8 : 0);
+        }
+      }
+    }
+    ptr += BK * (int)ld;
+  }
+};
+
+/* The copier of an operand: complex ones copy whole elements. */
+template <int ROWS, int BK, bool KC, int CX> struct copier_of { typedef crcopier<ROWS, BK> type; };
+template <int ROWS, int BK, bool KC> struct copier_of<ROWS, BK, KC, 0> { typedef copier<ROWS, BK, KC> type; };
+template <int ROWS, int BK> struct copier_of<ROWS, BK, true, 1> { typedef ccopier<ROWS, BK> type; };
+template <int ROWS, int BK> struct copier_of<ROWS, BK, true, 2> { typedef ccopier<ROWS, BK> type; };
+
 /* The outer product of one k step, in one of four orders.  The order is
  * the register decision this source can make (ptxas allocates): of an
  * FFMA's three source registers, the one repeated from the previous FFMA
@@ -265,6 +390,48 @@ static __device__ __forceinline__ void ffma_block(float (&acc)[MI][NJ], const fl
     }
 }
 
+/* The complex outer product of one k step: MI x NJ elements, 4 FFMA each,
+ * a's parts reused by consecutive FFMAs and b's rows walked serpentine.
+ * CX 1: x y; CX 2: x conj(y) (the negations are FFMA operand modifiers). */
+template <int CX, int MI, int NJ>
+static __device__ __forceinline__ void cfma_block(float (&acc)[MI][2 * NJ], const float (&a)[2 * MI],
+                                                  const float (&b)[2 * NJ])
+{
+#pragma unroll
+  for (int i = 0; i < MI; i++)
+#pragma unroll
+    for (int j0 = 0; j0 < NJ; j0++) {
+      const int j = i & 1 ? NJ - 1 - j0 : j0;
+      const float ar = a[2 * i], ai = a[2 * i + 1], br = b[2 * j], bi = b[2 * j + 1];
+      float &re = acc[i][2 * j], &im = acc[i][2 * j + 1];
+      re = fmaf(ar, br, re);
+      im = fmaf(CX == 1 ? ar : -ar, bi, im);
+      re = fmaf(CX == 1 ? -ai : ai, bi, re);
+      im = fmaf(ai, br, im);
+    }
+}
+
+/* Four consecutive floats of C at cp: r plus beta times what is there
+ * (not read where beta is 0), one float4 where `whole`, else the first
+ * `valid` of them one by one. */
+static __device__ __forceinline__ void store4(float *cp, float (&r)[4], float beta, bool whole, int valid)
+{
+  if (whole) {
+    if (beta != 0.f) {
+      const float4 old = *reinterpret_cast<const float4 *>(cp);
+      r[0] = fmaf(beta, old.x, r[0]);
+      r[1] = fmaf(beta, old.y, r[1]);
+      r[2] = fmaf(beta, old.z, r[2]);
+      r[3] = fmaf(beta, old.w, r[3]);
+    }
+    *reinterpret_cast<float4 *>(cp) = make_float4(r[0], r[1], r[2], r[3]);
+  } else {
+#pragma unroll
+    for (int i = 0; i < 4; i++)
+      if (i < valid) cp[i] = beta != 0.f ? fmaf(beta, cp[i], r[i]) : r[i];
+  }
+}
+
 /* Where a tile's product goes: alpha * product + beta * C into C (ld ldc,
  * rows below m and columns below n only), or, for a split tile's part, into
  * a dense workspace tile (beta 0, every element). */
@@ -278,12 +445,24 @@ struct tile_out {
 
 /* One BM x BN tile of C at (m0, n0): A and B already point at the first k
  * of the klen to multiply. */
-template <int BM, int BN, int BK, int STAGES, int ORDER, bool A_KC, bool B_KC>
+template <int QM, int QN>
+static __device__ __forceinline__ void store_complex(const gemm_args &p, const float (&acc)[QM * 2][QN * 4],
+                                                     int m0, int n0, int tm, int tn, const tile_out &o);
+
+/* A complex dimension in the floats the copiers count.  Read where used:
+ * kept in a variable from the kernel's entry, p.m's load moved and the
+ * real 128 x 128 kk kernel's main loop grew by 4 instructions. */
+template <int CX> static __device__ __forceinline__ int in_floats(int v) { return CX ? 2 * v : v; }
+
+/* CX: 0 real; complex (m0, n0, C's rows and columns in complex elements
+ * twice as many floats) with 1 x y, 2 x conj(y). */
+template <int BM, int BN, int BK, int STAGES, int ORDER, bool A_KC, bool B_KC, int CX = 0>
 static __device__ __forceinline__ void tile_product(const gemm_args &p, int m0, int n0,
                                                     const float *A, const float *B, int klen,
                                                     const tile_out &o)
 {
-  enum { QM = BM / 64, QN = BN / 64 }; /* quadrants per thread in m and n */
+  enum { QM = BM / 64, QN = BN / 64, /* quadrants per thread in m and n */
+         AR = CX ? QM * 2 : QM * 4 /* accumulator rows: complex ones hold two floats a column */ };
   struct stage {
     float a[BK][BM + PAD];
     float b[BK][BN + PAD];
@@ -295,28 +474,28 @@ static __device__ __forceinline__ void tile_product(const gemm_args &p, int m0, 
   const int tm = (warp % 2) * 8 + lane % 8; /* row offset / 4 within a quadrant */
   const int tn = (warp / 2) * 4 + lane / 8; /* column offset / 4 */
 
-  copier<BM, BK, A_KC> ca;
-  copier<BN, BK, B_KC> cb; /* B's tile rows are its n index */
-  float acc[QM * 4][QN * 4];
+  typename copier_of<BM, BK, A_KC, CX>::type ca;
+  typename copier_of<BN, BK, B_KC, CX>::type cb; /* B's tile rows are its n index */
+  float acc[AR][QN * 4];
 #pragma unroll
-  for (int i = 0; i < QM * 4; i++)
+  for (int i = 0; i < AR; i++)
 #pragma unroll
     for (int j = 0; j < QN * 4; j++) acc[i][j] = 0.f;
 
   const int ntiles = (klen + BK - 1) / BK;
   /* Tiles before nfull need no test when the whole block is inside. */
-  const int nfull = ca.interior(m0, p.m, p.vec_a) && cb.interior(n0, p.n, p.vec_b) ? klen / BK : 0;
+  const int nfull = ca.interior(m0, in_floats<CX>(p.m), p.vec_a) && cb.interior(n0, in_floats<CX>(p.n), p.vec_b) ? klen / BK : 0;
   const unsigned s0 = smem_addr(st);
   const unsigned sb_ofs = (unsigned)((const char *)&st[0].b[0][0] - (const char *)&st[0]);
-  ca.init(A, p.lda, m0, p.m);
-  cb.init(B, p.ldb, n0, p.n);
+  ca.init(A, p.lda, m0, in_floats<CX>(p.m));
+  cb.init(B, p.ldb, n0, in_floats<CX>(p.n));
   auto issue = [&](auto full, int j, unsigned s) {
     if (decltype(full)::value) {
       ca.full(s, p.lda);
       cb.full(s + sb_ofs, p.ldb);
     } else {
-      ca.guarded(s, klen - j * BK, p.lda, m0, p.m, p.a);
-      cb.guarded(s + sb_ofs, klen - j * BK, p.ldb, n0, p.n, p.b);
+      ca.guarded(s, klen - j * BK, p.lda, m0, in_floats<CX>(p.m), p.a);
+      cb.guarded(s + sb_ofs, klen - j * BK, p.ldb, n0, in_floats<CX>(p.n), p.b);
     }
   };
   /* Fill every stage but the last; tile t then refills the stage tile t-1
@@ -390,7 +569,8 @@ static __device__ __forceinline__ void tile_product(const gemm_args &p, int m0, 
 #pragma unroll
         for (int q = 0; q < QN; q++) frag(&fb[f ^ 1][q * 4], sb, BN + PAD, 0, q);
       }
-      ffma_block<ORDER, QM * 4, QN * 4>(acc, fa[f], fb[f]);
+      if constexpr (CX) cfma_block<CX, QM * 2, QN * 2>(acc, fa[f], fb[f]);
+      else ffma_block<ORDER, QM * 4, QN * 4>(acc, fa[f], fb[f]);
     }
   };
   /* Tiles whose refill (tile t+STAGES-1) is full, then the rest. */
@@ -400,6 +580,10 @@ static __device__ __forceinline__ void tile_product(const gemm_args &p, int m0, 
   for (; t < ntiles; t++) tile(flag<false>(), t);
 
   /* Epilogue. */
+  if constexpr (CX) {
+    store_complex<QM, QN>(p, acc, m0 / 2, n0 / 2, tm, tn, o);
+    return;
+  }
   float *C = o.c;
   const long long ldc = o.ldc;
   const float beta = o.beta;
@@ -414,41 +598,60 @@ static __device__ __forceinline__ void tile_product(const gemm_args &p, int m0, 
       float r[4];
 #pragma unroll
       for (int i = 0; i < 4; i++) r[i] = p.alpha * acc[q * 4 + i][j];
-      if (o.vec && row + 3 < o.m) {
-        if (beta != 0.f) {
-          float4 old = *reinterpret_cast<const float4 *>(cp);
-          r[0] = fmaf(beta, old.x, r[0]);
-          r[1] = fmaf(beta, old.y, r[1]);
-          r[2] = fmaf(beta, old.z, r[2]);
-          r[3] = fmaf(beta, old.w, r[3]);
-        }
-        *reinterpret_cast<float4 *>(cp) = make_float4(r[0], r[1], r[2], r[3]);
-      } else {
-#pragma unroll
-        for (int i = 0; i < 4; i++)
-          if (row + i < o.m) cp[i] = beta != 0.f ? fmaf(beta, cp[i], r[i]) : r[i];
-      }
+      store4(cp, r, beta, o.vec && row + 3 < o.m, o.m - row);
     }
   }
 }
 
 /* Data-parallel: block (x, y) computes tile (x, y) of matrix or split z.
- * Split-K partials go to a compact m x n workspace slice. */
-template <int BM, int BN, int BK, int STAGES, int ORDER, bool A_KC, bool B_KC>
+ * Split-K partials go to a compact m x n workspace slice.  Complex (CX):
+ * BM and BN are the real tile's, twice the complex one's; a k-contiguous
+ * operand's k steps two floats. */
+template <int BM, int BN, int BK, int STAGES, int ORDER, bool A_KC, bool B_KC, int CX = 0>
 static __device__ __forceinline__ void gemm_tile(const gemm_args &p)
 {
+  enum { KE = CX ? 2 : 1 }; /* floats an element */
   const int m0 = blockIdx.x * BM, n0 = blockIdx.y * BN;
   const int z = blockIdx.z, batch = z / p.splits, split = z % p.splits;
   const int kbeg = split * p.kchunk;
   const int klen = min(p.kchunk, p.k - kbeg);
-  const float *A = p.a + batch * p.sa + (A_KC ? kbeg : kbeg * p.lda);
-  const float *B = p.b + batch * p.sb + (B_KC ? kbeg : kbeg * p.ldb);
+  const float *A = p.a + batch * p.sa + (A_KC ? KE * kbeg : kbeg * p.lda);
+  const float *B = p.b + batch * p.sb + (B_KC ? KE * kbeg : kbeg * p.ldb);
   tile_out o;
   if (p.splits > 1)
-    o = {p.c + (long long)z * p.m * p.n, p.m, p.m, p.n, 0.f, (p.m % 4) == 0};
+    o = {p.c + (long long)z * p.m * p.n * KE, KE * p.m, p.m, p.n, 0.f, (p.m % (4 / KE)) == 0};
   else
     o = {p.c + batch * p.sc, p.ldc, p.m, p.n, p.beta, p.vec_c};
-  tile_product<BM, BN, BK, STAGES, ORDER, A_KC, B_KC>(p, m0, n0, A, B, klen, o);
+  tile_product<BM, BN, BK, STAGES, ORDER, A_KC, B_KC, CX>(p, m0, n0, A, B, klen, o);
+}
+
+/* The complex epilogue: a thread's rows m0 + q*32 + tm*2 + (0, 1) and
+ * columns n0 + (j/2)*32 + tn*2 + j%2 (complex elements; o.ldc in floats),
+ * conjugated where conj_c, times alpha, plus beta C; the two rows are one
+ * float4 of C where it is aligned. */
+template <int QM, int QN>
+static __device__ __forceinline__ void store_complex(const gemm_args &p, const float (&acc)[QM * 2][QN * 4],
+                                                     int m0, int n0, int tm, int tn, const tile_out &o)
+{
+  const float ar = p.alpha, ai = p.alpha_im, beta = o.beta, sign = p.conj_c ? -1.f : 1.f;
+#pragma unroll
+  for (int j = 0; j < QN * 2; j++) {
+    const int col = n0 + (j / 2) * 32 + tn * 2 + (j % 2);
+    if (col >= o.n) continue;
+#pragma unroll
+    for (int q = 0; q < QM; q++) {
+      const int row = m0 + q * 32 + tm * 2;
+      float *cp = o.c + (long long)col * o.ldc + 2 * row;
+      float r[4];
+#pragma unroll
+      for (int e = 0; e < 2; e++) {
+        const float x = acc[q * 2 + e][2 * j], y = sign * acc[q * 2 + e][2 * j + 1];
+        r[2 * e] = fmaf(-ai, y, ar * x);
+        r[2 * e + 1] = fmaf(ai, x, ar * y);
+      }
+      store4(cp, r, beta, o.vec && row + 1 < o.m, 2 * (o.m - row));
+    }
+  }
 }
 
 /* Stream-K's block that holds unit u: block c's units are [U*c/P,
@@ -598,6 +801,24 @@ static __device__ __forceinline__ void gemm_streamk(const gemm_args &p)
                    STAGES, MINB, ORDER, SK, true, true)
 
 DLG_SGEMM_TILE_LIST(DLG_SGEMM_TILE)
+
+/* The complex64 kernels: dlg_csimt_<BM>x<BN>_<ab> (x y) and _<ab>_x (x
+ * conj(y)), BM x BN complex, on the real tile of 2BM x 2BN. */
+#define DLG_CSIMT_KERNEL(NAME, BM, BN, BK, STAGES, MINB, AKC, BKC, CX)                      \
+  extern "C" __global__ void __launch_bounds__(THREADS, MINB) NAME(gemm_args p)             \
+  {                                                                                          \
+    gemm_tile<2 * (BM), 2 * (BN), BK, STAGES, 0, AKC, BKC, CX>(p);                          \
+  }
+#define DLG_CSIMT_LAYOUT(BM, BN, BK, STAGES, MINB, ab, AKC, BKC)                                  \
+  DLG_CSIMT_KERNEL(dlg_csimt_##BM##x##BN##_##ab, BM, BN, BK, STAGES, MINB, AKC, BKC, 1)           \
+  DLG_CSIMT_KERNEL(dlg_csimt_##BM##x##BN##_##ab##_x, BM, BN, BK, STAGES, MINB, AKC, BKC, 2)
+#define DLG_CSIMT_TILE(id, BM, BN, BK, STAGES, MINB)                \
+  DLG_CSIMT_LAYOUT(BM, BN, BK, STAGES, MINB, rr, false, false)      \
+  DLG_CSIMT_LAYOUT(BM, BN, BK, STAGES, MINB, rk, false, true)       \
+  DLG_CSIMT_LAYOUT(BM, BN, BK, STAGES, MINB, kr, true, false)       \
+  DLG_CSIMT_LAYOUT(BM, BN, BK, STAGES, MINB, kk, true, true)
+
+DLG_CSIMT_TILE_LIST(DLG_CSIMT_TILE)
 
 /* Sum the split-K partials of each (batch, i, j) in split order, then beta*C. */
 extern "C" __global__ void dlg_sgemm_splitk_reduce(const float *work, float *c, int m, int n,

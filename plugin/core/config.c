@@ -205,9 +205,9 @@ static void load(void)
   /* a complex product's embedding pinned (plugin/cuda/level3/cgemm.c), so
    * that its model's choice can be measured against each of the others */
   config.cgemm_way = PARSE_CHOICE("DLGEMM_CGEMM_WAY",
-                                  "auto, expand, split, expand_t, split_t, native, embed or smallk",
+                                  "auto, expand, split, expand_t, split_t, native, embed, smallk or simt",
                                   "auto", "expand", "split", "expand_t", "split_t", "native", "embed",
-                                  "smallk");
+                                  "smallk", "simt");
   /* the tiny kernels (plugin/cuda/device/tiny.c): where measured to win,
    * every product they can take (tests), or none */
   config.tiny = (const int[]){1, 2, 0, 1, 0}[PARSE_CHOICE("DLGEMM_TINY", "auto, on or off", "auto",

@@ -43,6 +43,7 @@ typedef enum {
   DLG_KERNELS_LAPACK, /* lapack.cu */
   DLG_KERNELS_LEVEL3, /* level3.cu */
   DLG_KERNELS_ZDMMA,  /* zgemm_dmma.cu (optional: complex products keep the real embedding) */
+  DLG_KERNELS_CSIMT,  /* sgemm_simt.cu's complex64 tiles (optional, as ZDMMA) */
   DLG_KERNEL_SETS
 } dlg_kernel_set;
 
@@ -72,6 +73,11 @@ typedef struct dlg_cuda_device {
    * complex64's split-K reduce (complex128's is dgemm_splitk_reduce); NULL
    * where absent */
   CUfunction zgemm[2][4], cgemm_reduce;
+  /* sgemm_simt.cu's complex64 tiles, [DLG_CTILE_*][(a_kc * 2 + b_kc) * 2 +
+   * conj], conj: the x conj(y) kernels; and each tile's blocks an SM holds
+   * (NULL, 0 where absent) */
+  CUfunction csimt[DLG_CTILES][8];
+  int csimt_occ[DLG_CTILES];
   /* hgemm_mma.cu, [tile: DLG_HMMA_BM(i) x DLG_HMMA_BN(i)][DLG_TC_* kind][a_kc
    * * 2 + b_kc]; TF32 has kk only; and each tile's blocks an SM holds */
   CUfunction hgemm_mma[DLG_HMMA_TILES][DLG_TC_KINDS][4];

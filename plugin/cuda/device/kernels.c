@@ -302,6 +302,29 @@ static CUresult load_zdmma(const dlg_cuda_api *cu, dlg_cuda_device *dev)
   return r;
 }
 
+/* The complex64 SIMT tiles (optional: complex64 products keep the other
+ * ways), each tile's blocks an SM holds asked of its kk kernel. */
+static CUresult load_csimt(const dlg_cuda_api *cu, dlg_cuda_device *dev)
+{
+  static const char *const ab[8] = {"rr", "rr_x", "rk", "rk_x", "kr", "kr_x", "kk", "kk_x"};
+  char name[48];
+  CUresult r = CUDA_SUCCESS;
+  int t, v;
+  for (t = 0; !r && t < DLG_CTILES; t++) {
+    const dlg_sgemm_tile *c = &dlg_csimt_tiles[t];
+    for (v = 0; !r && v < 8; v++) {
+      snprintf(name, sizeof name, "dlg_csimt_%dx%d_%s", c->bm, c->bn, ab[v]);
+      r = get_kernel(cu, dev, "sgemm_simt", name, c->smem, &dev->csimt[t][v]);
+    }
+    if (!r)
+      r = cu->OccupancyMaxActiveBlocksPerMultiprocessor(&dev->csimt_occ[t], dev->csimt[t][6],
+                                                        DLG_SGEMM_THREADS, (size_t)c->smem);
+    if (!r && dev->csimt_occ[t] < 1) r = CUDA_ERROR_INVALID_VALUE;
+  }
+  if (r) memset(dev->csimt, 0, sizeof dev->csimt);
+  return r;
+}
+
 /* The mma.sync set (its three tiles) and TF32's packing. */
 static CUresult load_mma(const dlg_cuda_api *cu, dlg_cuda_device *dev)
 {
@@ -337,7 +360,7 @@ static const struct {
   {"SIMT", load_simt, 0},     {"DMMA", load_dmma, 0},     {"mma.sync", load_mma, 0},
   {"wgmma", load_wgmma, 1},   {"padding", load_pad, 1},   {"narrow", load_narrow, 1},
   {"tiny", load_tiny, 1},     {"LAPACK", load_lapack, 0}, {"level-3", load_level3, 0},
-  {"complex DMMA", load_zdmma, 1},
+  {"complex DMMA", load_zdmma, 1},  {"complex SIMT", load_csimt, 1},
 };
 
 dlgemm_status dlg_cuda_kernels(dlg_cuda_device *dev, dlg_kernel_set set)

@@ -28,7 +28,9 @@
  *
  * The complex DMMA kernels (zdmma.h) do the expansion where they read
  * fragments, with no pass at all; native_wins() says where they are
- * measured to beat the embedding's best way.  And a product of k up to
+ * measured to beat the embedding's best way; complex64's FFMA tiles
+ * (csimt.h) likewise, the embedding's real tiles without its passes and
+ * with half their accumulators.  And a product of k up to
  * DLG_L3_SMALL_K is no GEMM at all but C's stream: level3.cu's csmallk
  * writes it in place (small_k_wins() says where).
  */
@@ -37,6 +39,7 @@
 #include "core/gemm.h"
 #include "cuda/device/driver.h"
 #include "cuda/level3/cgemm.h"
+#include "cuda/level3/csimt.h"
 #include "cuda/level3/launch.h"
 #include "cuda/level3/zdmma.h"
 #include "kernels/cuda/level3_args.h"
@@ -213,6 +216,29 @@ static int native_wins(const problem *p, int64_t batch, dlg_dtype type)
                                     interleaved(p->g) && !p->cg && interleaved(p->o), batch);
 }
 
+/* Where complex64's FFMA tiles (csimt.c) beat every other way, measured
+ * with them pinned (DLGEMM_CGEMM_WAY=simt, the tiny kernels off) against
+ * auto over the sweep's 560 complex64 cells, twice (H200, session 38): C
+ * 48 or more on each side with k of 16 or 32 and more, single products and
+ * batches alike (attention heads 1.1-2.0x auto, odd squares 255-6000
+ * 1.06-1.9x, 8192^2 0.985-1.006 of cuBLAS against the embedding's
+ * 0.935, narrow 48-64 and 128-384 wide and k = 16, 32-384 1.0-1.3x,
+ * batched 48^3 and 64^3 1.15-1.27x), and batches down to 32 a side (32^3
+ * 1.4-2.1x the tiny kernels; 96^3 1.27x the DMMA kernels).  Not: a side
+ * of 32 or less in a single product (the embedding's narrow kernels,
+ * 0.2-0.7x), of 65-127 (96 wide 0.58-0.95x: its second tile row half
+ * empty, where the embedding's 192-row real tiles fill theirs), k under
+ * 16 or of 17-31 (k = 8 and 24 leave the last 16-deep tile part empty:
+ * 0.90-0.95x at beta 0, worse at beta 1), batches of 24^3 and less (the
+ * tiny kernels). */
+int dlg_cuda_cgemm_simt_wins(dlg_dtype type, int64_t m, int64_t n, int64_t k, int64_t batch)
+{
+  const int64_t lo = m < n ? m : n;
+  if (type != DLG_C64 || !(k == 16 || k >= 32)) return 0;
+  if (batch > 1) return lo >= 32;
+  return lo >= 48 && !(lo > 64 && lo < 128);
+}
+
 /* csmallk (level3.cu) on p: C = alpha op(F) op(G) + beta C in place. */
 static void small_k(dlg_factor_run *r, const double alpha[2], const problem *p, double beta,
                     int64_t batch)
@@ -270,6 +296,14 @@ void dlg_cuda_blas3_complex_batch(dlg_factor_run *r, const double alpha[2], dlg_
   int w, splits = 0;
   double best = 0.8 * expand_cost(p, beta), cost;
   if (r->status || !c.rows || !c.cols || !batch) return;
+  /* complex64 on the FFMA tiles, no packing (csimt.h), where they win or
+   * are pinned (DLGEMM_CGEMM_WAY=simt) */
+  if (((way == 0 && dlg_cuda_cgemm_simt_wins(r->dtype, p->o.rows, p->o.cols, p->f.cols, batch)) ||
+       way == 8) &&
+      dlg_cuda_csimt_takes(r, a, b, c)) {
+    dlg_cuda_csimt(r, alpha, a, sa, ca, b, sb, cb, beta, c, sc, batch);
+    return;
+  }
   /* the complex DMMA kernels, no packing (zdmma.h), where they win or
    * are pinned (DLGEMM_CGEMM_WAY=native; embed or one of the four pins
    * the embedding) */

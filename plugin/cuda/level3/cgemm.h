@@ -26,6 +26,10 @@ void dlg_cuda_blas3_complex_batch(dlg_factor_run *r, const double alpha[2], dlg_
 int dlg_cuda_cgemm_native_wins(dlg_dtype type, int64_t m, int64_t n, int64_t k, int packs_a_only,
                                int64_t batch);
 
+/* Whether a batch of complex64 products of C m x n, k deep, goes to the
+ * FFMA tiles (csimt.h) by the measured rule (cgemm.c); complex128 never. */
+int dlg_cuda_cgemm_simt_wins(dlg_dtype type, int64_t m, int64_t n, int64_t k, int64_t batch);
+
 /* The workspace an entry may need at most (bytes), for callers that cut
  * a batch into chunks. */
 size_t dlg_cuda_cgemm_entry_bytes(dlg_dtype complex_type, int64_t m, int64_t n, int64_t k);

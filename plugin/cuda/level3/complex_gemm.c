@@ -17,8 +17,8 @@
  *
  * Products whose m, n and k are all 64 or less go to the tiny kernels
  * instead (cuda/device/tiny.c), the whole batch in one launch - except
- * batches with C 48 or more on each side, which cgemm.c's rule gives to
- * the complex DMMA kernels (tiny_first).
+ * the batches cgemm.c's rules give to the complex DMMA kernels or to
+ * complex64's FFMA tiles (tiny_first).
  *
  * The imaginary parts of alpha and beta are 0: dlgemm_matmul's are real.
  */
@@ -31,6 +31,7 @@
 #include "cuda/level3/blas3.h"
 #include "cuda/level3/cgemm.h"
 #include "cuda/level3/complex_gemm.h"
+#include "cuda/level3/csimt.h"
 #include "cuda/level3/zdmma.h"
 #include "cuda/level3/offload.h"
 
@@ -74,18 +75,23 @@ static void batched(dlg_factor_run *r, const dlg_gemm *g)
   }
 }
 
-/* The tiny kernels, unless (auto) the batch is one cgemm.c's rule gives
+/* The tiny kernels, unless (auto) the batch is one cgemm.c's rules give
  * to the complex DMMA kernels (asked with its stricter bound: at the tiny
- * kernels' sizes both hold, and it is C 48 or more on each side).
- * complex128 48^3 and 64^3 batched ran at 1.04-1.11 of cuBLAS there,
- * 0.30-0.52 on the tiny kernels (H200, session 35). */
+ * kernels' sizes both hold, and it is C 48 or more on each side) or to
+ * complex64's FFMA tiles.  complex128 48^3 and 64^3 batched ran at
+ * 1.04-1.11 of cuBLAS on the DMMA kernels, 0.30-0.52 on the tiny kernels
+ * (H200, session 35); complex64 32^3 0.88-1.14 on the FFMA tiles, 0.54-0.67
+ * on the tiny kernels (session 38). */
 static int tiny_first(dlg_cuda_device *dev, const dlg_gemm *g)
 {
   const dlg_config *c = dlg_config_get();
-  const int native = c->tiny == 1 && (c->cgemm_way == 0 || c->cgemm_way == 5) && g->k > 0 &&
-                     g->alpha != 0 &&
+  const int own = c->tiny == 1 && g->k > 0 && g->alpha != 0, way = c->cgemm_way;
+  const int native = own && (way == 0 || way == 5) &&
                      dlg_cuda_cgemm_native_wins(g->dtype, g->m, g->n, g->k, 1, g->batch);
-  return dlg_cuda_tiny_takes(dev, g) && !(native && dlg_cuda_zdmma_ready(dev, g->dtype));
+  const int simt = own && (way == 0 || way == 8) &&
+                   dlg_cuda_cgemm_simt_wins(g->dtype, g->m, g->n, g->k, g->batch);
+  return dlg_cuda_tiny_takes(dev, g) && !(native && dlg_cuda_zdmma_ready(dev, g->dtype)) &&
+         !(simt && dlg_cuda_csimt_ready(dev, g->dtype));
 }
 
 dlgemm_status dlg_cuda_complex_device(dlg_cuda_device *dev, const dlg_cuda_api *cu,

@@ -59,3 +59,23 @@ void dlg_l3_release(dlg_factor_run *r, CUdeviceptr p)
 {
   if (p) r->cu->MemFreeAsync(p, r->stream);
 }
+
+dlg_dview dlg_l3_settled(dlg_dview v)
+{
+  if (v.rows == 1) v.rs = 1;
+  else if (v.cols == 1) v.cs = 1;
+  return v;
+}
+
+dlg_l3_product dlg_l3_column_major(dlg_dview a, int64_t sa, int ca, dlg_dview b, int64_t sb,
+                                   int cb, dlg_dview c)
+{
+  dlg_l3_product x = {dlg_l3_settled(a), dlg_l3_settled(b), dlg_l3_settled(c), sa, sb, ca, cb};
+  if (x.o.rs != 1) {
+    const dlg_l3_product t = x;
+    x.f = dlg_l3_settled(dlg_step_transposed(t.g)), x.g = dlg_l3_settled(dlg_step_transposed(t.f));
+    x.o = dlg_l3_settled(dlg_step_transposed(t.o));
+    x.sf = t.sg, x.sg = t.sf, x.cf = t.cg, x.cg = t.cf;
+  }
+  return x;
+}

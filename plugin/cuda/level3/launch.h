@@ -30,4 +30,21 @@ void dlg_l3_launch(dlg_factor_run *r, int kernel, int64_t rows, int64_t cols, in
 CUdeviceptr dlg_l3_scratch(dlg_factor_run *r, size_t bytes);
 void dlg_l3_release(dlg_factor_run *r, CUdeviceptr p);
 
+/* v with a unit stride along a dimension of one element (any stride does
+ * there), so that a vector is a column or a row as its other stride says. */
+dlg_dview dlg_l3_settled(dlg_dview v);
+
+/* o = alpha op(f)' op(g)' + beta o, f's and g's batch strides sf and sg,
+ * conjugated where cf and cg: a product as the in-place complex kernels
+ * take it, C column-major (where c is row-major, the transposed problem
+ * C^T = op(B)^T op(A)^T), every view settled. */
+typedef struct dlg_l3_product {
+  dlg_dview f, g, o;
+  int64_t sf, sg;
+  int cf, cg;
+} dlg_l3_product;
+
+dlg_l3_product dlg_l3_column_major(dlg_dview a, int64_t sa, int ca, dlg_dview b, int64_t sb,
+                                   int cb, dlg_dview c);
+
 #endif

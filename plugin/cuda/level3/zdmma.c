@@ -16,21 +16,12 @@
 #include "cuda/level3/launch.h"
 #include "cuda/level3/zdmma.h"
 
-/* v with a unit stride along a dimension of one element (any stride does
- * there), so that a vector is a column or a row as its other stride says. */
-static dlg_dview settled(dlg_dview v)
-{
-  if (v.rows == 1) v.rs = 1;
-  else if (v.cols == 1) v.cs = 1;
-  return v;
-}
-
 /* [0] complex128, [1] complex64: the kernels' index, the element's bytes */
 static int type_of(const dlg_factor_run *r) { return r->dtype == DLG_C64; }
 
 static int readable(dlg_dview v, unsigned bytes)
 {
-  v = settled(v);
+  v = dlg_l3_settled(v);
   return (v.rs == 1 || v.cs == 1) && v.p % bytes == 0;
 }
 
@@ -118,18 +109,12 @@ void dlg_cuda_zdmma(dlg_factor_run *r, const double alpha[2], dlg_dview a, int64
                     dlg_dview b, int64_t sb, int cb, double beta, dlg_dview c, int64_t sc,
                     int64_t batch)
 {
+  const dlg_l3_product x = dlg_l3_column_major(a, sa, ca, b, sb, cb, c);
+  const dlg_dview f = x.f, g = x.g, o = x.o;
   dlg_zgemm_args p;
-  dlg_dview f = settled(a), g = settled(b), o = settled(c);
   int a_kc, b_kc, splits;
   if (r->status || !o.rows || !o.cols || !batch) return;
-  if (o.rs != 1) { /* C row-major: C^T = op(B)^T op(A)^T, column-major */
-    const dlg_dview t = f;
-    const int64_t st = sa;
-    const int ct = ca;
-    f = settled(dlg_step_transposed(g)), g = settled(dlg_step_transposed(t));
-    o = settled(dlg_step_transposed(o));
-    sa = sb, sb = st, ca = cb, cb = ct;
-  }
+  sa = x.sf, sb = x.sg, ca = x.cf, cb = x.cg;
   memset(&p, 0, sizeof p);
   a_kc = f.rs != 1; /* op(A)'s rows along k */
   b_kc = g.rs == 1; /* op(B)'s columns along k */
