@@ -443,8 +443,6 @@ struct tile_out {
   int vec;
 };
 
-/* One BM x BN tile of C at (m0, n0): A and B already point at the first k
- * of the klen to multiply. */
 template <int QM, int QN>
 static __device__ __forceinline__ void store_complex(const gemm_args &p, const float (&acc)[QM * 2][QN * 4],
                                                      int m0, int n0, int tm, int tn, const tile_out &o);
@@ -454,8 +452,10 @@ static __device__ __forceinline__ void store_complex(const gemm_args &p, const f
  * real 128 x 128 kk kernel's main loop grew by 4 instructions. */
 template <int CX> static __device__ __forceinline__ int in_floats(int v) { return CX ? 2 * v : v; }
 
-/* CX: 0 real; complex (m0, n0, C's rows and columns in complex elements
- * twice as many floats) with 1 x y, 2 x conj(y). */
+/* One BM x BN tile of C at (m0, n0): A and B already point at the first k
+ * of the klen to multiply.  CX: 0 real; complex (m0, n0, C's rows and
+ * columns in complex elements twice as many floats) with 1 x y, 2 x
+ * conj(y). */
 template <int BM, int BN, int BK, int STAGES, int ORDER, bool A_KC, bool B_KC, int CX = 0>
 static __device__ __forceinline__ void tile_product(const gemm_args &p, int m0, int n0,
                                                     const float *A, const float *B, int klen,

@@ -64,17 +64,19 @@ static int aligned(dlg_dview v, int64_t stride, int64_t batch)
   return v.p % 16 == 0 && (v.rs == 1 ? v.cs : v.rs) % 2 == 0 && (batch == 1 || stride % 2 == 0);
 }
 
+/* v's leading dimension in reach of the copiers' 32-bit steps (16 k of
+ * floats at a time). */
+static int in_reach(dlg_dview v)
+{
+  v = dlg_l3_settled(v);
+  return (v.rs == 1 ? v.cs : v.rs) <= INT32_MAX / 32;
+}
+
 int dlg_cuda_csimt_takes(dlg_factor_run *r, dlg_dview a, dlg_dview b, dlg_dview c)
 {
-  const dlg_dview v[3] = {dlg_l3_settled(a), dlg_l3_settled(b), dlg_l3_settled(c)};
-  int i;
-  if (r->status || a.rows > INT32_MAX || a.cols > INT32_MAX ||
-      b.cols > INT32_MAX)
-    return 0;
-  for (i = 0; i < 3; i++)
-    if ((v[i].rs != 1 && v[i].cs != 1) || v[i].p % 8 || (v[i].rs == 1 ? v[i].cs : v[i].rs) > INT32_MAX / 32)
-      return 0;
-  return dlg_cuda_csimt_ready(r->dev, r->dtype);
+  return !r->status && dlg_l3_readable(a, 8) && dlg_l3_readable(b, 8) && dlg_l3_readable(c, 8) &&
+         in_reach(a) && in_reach(b) && in_reach(c) && a.rows <= INT32_MAX &&
+         a.cols <= INT32_MAX && b.cols <= INT32_MAX && dlg_cuda_csimt_ready(r->dev, r->dtype);
 }
 
 int dlg_cuda_csimt_ready(dlg_cuda_device *dev, dlg_dtype t)
@@ -82,13 +84,6 @@ int dlg_cuda_csimt_ready(dlg_cuda_device *dev, dlg_dtype t)
   /* the split-K reduce is the SIMT set's */
   return t == DLG_C64 && !dlg_cuda_kernels(dev, DLG_KERNELS_SIMT) &&
          !dlg_cuda_kernels(dev, DLG_KERNELS_CSIMT) && dev->csimt[0][0];
-}
-
-static void fail(dlg_factor_run *r, CUresult e)
-{
-  if (e && !r->status)
-    r->status = dlg_fail(DLGEMM_ERR_BACKEND_FAILED, "CUDA kernel launch failed: %s",
-                         dlg_cuda_error(e));
 }
 
 void dlg_cuda_csimt(dlg_factor_run *r, const double alpha[2], dlg_dview a, int64_t sa, int ca,
@@ -140,11 +135,9 @@ void dlg_cuda_csimt(dlg_factor_run *r, const double alpha[2], dlg_dview a, int64
     if (nb > zmax / p.splits) nb = zmax / p.splits;
     q.a += b0 * q.sa, q.b += b0 * q.sb, q.c += b0 * q.sc;
     if (p.splits > 1) q.c = (float *)(uintptr_t)work;
-    fail(r, r->cu->LaunchKernel(r->dev->csimt[tile][(a_kc * 2 + b_kc) * 2 + (ca != cb)],
-                                (unsigned)((q.m + tl->bm - 1) / tl->bm),
-                                (unsigned)((q.n + tl->bn - 1) / tl->bn),
-                                (unsigned)(nb * p.splits), DLG_SGEMM_THREADS, 1, 1,
-                                (unsigned)tl->smem, r->stream, params, NULL));
+    dlg_l3_run_kernel(r, r->dev->csimt[tile][(a_kc * 2 + b_kc) * 2 + (ca != cb)],
+                      (unsigned)((q.m + tl->bm - 1) / tl->bm), (unsigned)((q.n + tl->bn - 1) / tl->bn),
+                      (unsigned)(nb * p.splits), DLG_SGEMM_THREADS, (unsigned)tl->smem, params, 1);
     if (!r->status && p.splits > 1) { /* the partials' sum as a real 2m x n matrix */
       const float *w = (const float *)(uintptr_t)work;
       float *cc = p.c + b0 * p.sc;
@@ -152,8 +145,7 @@ void dlg_cuda_csimt(dlg_factor_run *r, const double alpha[2], dlg_dview a, int64
       long long total = (long long)m2 * p.n * nb;
       const unsigned blocks = (unsigned)((total + 255) / 256 < 4096 ? (total + 255) / 256 : 4096);
       void *rp[] = {&w, &cc, &m2, &p.n, &batches, &p.splits, &p.ldc, &p.sc, &p.beta};
-      fail(r, r->cu->LaunchKernel(r->dev->splitk_reduce, blocks, 1, 1, 256, 1, 1, 0, r->stream,
-                                  rp, NULL));
+      dlg_l3_run_kernel(r, r->dev->splitk_reduce, blocks, 1, 1, 256, 0, rp, 0);
     }
     b0 += nb;
   }

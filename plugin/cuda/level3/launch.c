@@ -26,16 +26,29 @@ void dlg_l3_launch(dlg_factor_run *r, int kernel, int64_t rows, int64_t cols, in
                    void **params)
 {
   const unsigned gy = (unsigned)(cols < 1 ? 1 : cols > 65535 ? 65535 : cols);
-  CUresult e;
   if (r->status || (r->status = dlg_cuda_kernels(r->dev, DLG_KERNELS_LEVEL3))) return;
-  e = dlg_fault_injected(DLG_FAULT_LAUNCH)
+  dlg_l3_run_kernel(r, r->dev->level3[type_index(r->dtype)][kernel],
+                    dlg_step_blocks(rows, DLG_L3_THREADS), gy, (unsigned)batch, DLG_L3_THREADS, 0,
+                    params, 1);
+}
+
+void dlg_l3_run_kernel(dlg_factor_run *r, CUfunction f, unsigned gx, unsigned gy, unsigned gz,
+                       unsigned threads, unsigned smem, void **params, int injectable)
+{
+  CUresult e;
+  if (r->status) return;
+  e = injectable && dlg_fault_injected(DLG_FAULT_LAUNCH)
           ? CUDA_ERROR_LAUNCH_FAILED
-          : r->cu->LaunchKernel(r->dev->level3[type_index(r->dtype)][kernel],
-                                dlg_step_blocks(rows, DLG_L3_THREADS), gy, (unsigned)batch,
-                                DLG_L3_THREADS, 1, 1, 0, r->stream, params, NULL);
+          : r->cu->LaunchKernel(f, gx, gy, gz, threads, 1, 1, smem, r->stream, params, NULL);
   if (e)
     r->status = dlg_fail(DLGEMM_ERR_BACKEND_FAILED, "CUDA kernel launch failed: %s",
                          dlg_cuda_error(e));
+}
+
+int dlg_l3_readable(dlg_dview v, unsigned bytes)
+{
+  v = dlg_l3_settled(v);
+  return (v.rs == 1 || v.cs == 1) && v.p % bytes == 0;
 }
 
 CUdeviceptr dlg_l3_scratch(dlg_factor_run *r, size_t bytes)

@@ -25,6 +25,17 @@ void *dlg_l3_scalar_of(const dlg_factor_run *r, const double v[2], dlg_l3_scalar
 void dlg_l3_launch(dlg_factor_run *r, int kernel, int64_t rows, int64_t cols, int64_t batch,
                    void **params);
 
+/* Kernel f over gx x gy x gz blocks of `threads` on the run's stream,
+ * with smem bytes of dynamic shared memory; its failure (or, where
+ * `injectable`, one DLGEMM_FAULT injects) in r->status; nothing once the
+ * run has failed. */
+void dlg_l3_run_kernel(dlg_factor_run *r, CUfunction f, unsigned gx, unsigned gy, unsigned gz,
+                       unsigned threads, unsigned smem, void **params, int injectable);
+
+/* v's elements each at a multiple of `bytes` and one of its strides 1
+ * (the complex kernels' copiers read whole elements along it). */
+int dlg_l3_readable(dlg_dview v, unsigned bytes);
+
 /* Stream-ordered scratch from the device's pool (0 once the run failed),
  * and its return. */
 CUdeviceptr dlg_l3_scratch(dlg_factor_run *r, size_t bytes);

@@ -19,12 +19,6 @@
 /* [0] complex128, [1] complex64: the kernels' index, the element's bytes */
 static int type_of(const dlg_factor_run *r) { return r->dtype == DLG_C64; }
 
-static int readable(dlg_dview v, unsigned bytes)
-{
-  v = dlg_l3_settled(v);
-  return (v.rs == 1 || v.cs == 1) && v.p % bytes == 0;
-}
-
 int dlg_cuda_zdmma_ready(dlg_cuda_device *dev, dlg_dtype t)
 {
   /* complex128's split-K reduce is the DMMA set's */
@@ -35,7 +29,8 @@ int dlg_cuda_zdmma_ready(dlg_cuda_device *dev, dlg_dtype t)
 int dlg_cuda_zdmma_takes(dlg_factor_run *r, dlg_dview a, dlg_dview b, dlg_dview c)
 {
   const unsigned bytes = type_of(r) ? 8 : 16;
-  return !r->status && readable(a, bytes) && readable(b, bytes) && readable(c, bytes) &&
+  return !r->status && dlg_l3_readable(a, bytes) && dlg_l3_readable(b, bytes) &&
+         dlg_l3_readable(c, bytes) &&
          a.rows <= INT32_MAX && a.cols <= INT32_MAX && b.cols <= INT32_MAX &&
          dlg_cuda_zdmma_ready(r->dev, r->dtype);
 }
@@ -50,25 +45,17 @@ static void launch(dlg_factor_run *r, int kernel, dlg_zgemm_args p, int64_t batc
 {
   const int64_t zmax = 65535;
   int64_t b0;
-  CUresult e = CUDA_SUCCESS;
-  for (b0 = 0; b0 < batch && !e; b0 += zmax) {
+  for (b0 = 0; b0 < batch && !r->status; b0 += zmax) {
     const size_t bytes = type_of(r) ? 8 : 16; /* an element */
     dlg_zgemm_args q = p;
     void *params[] = {&q};
     q.a = (const char *)q.a + (size_t)(b0 * q.sa) * bytes;
     q.b = (const char *)q.b + (size_t)(b0 * q.sb) * bytes;
     q.c = (char *)q.c + (size_t)(b0 * q.sc) * bytes;
-    e = dlg_fault_injected(DLG_FAULT_LAUNCH)
-            ? CUDA_ERROR_LAUNCH_FAILED
-            : r->cu->LaunchKernel(r->dev->zgemm[type_of(r)][kernel], (unsigned)tiles_of(&p), 1,
-                                  (unsigned)(batch - b0 < zmax ? batch - b0 : zmax),
-                                  DLG_ZGEMM_THREADS, 1, 1,
-                                  type_of(r) ? DLG_CGEMM_SMEM : DLG_ZGEMM_SMEM, r->stream,
-                                  params, NULL);
+    dlg_l3_run_kernel(r, r->dev->zgemm[type_of(r)][kernel], (unsigned)tiles_of(&p), 1,
+                      (unsigned)(batch - b0 < zmax ? batch - b0 : zmax), DLG_ZGEMM_THREADS,
+                      type_of(r) ? DLG_CGEMM_SMEM : DLG_ZGEMM_SMEM, params, 1);
   }
-  if (e)
-    r->status = dlg_fail(DLGEMM_ERR_BACKEND_FAILED, "CUDA kernel launch failed: %s",
-                         dlg_cuda_error(e));
 }
 
 /* The chunks of k as one batch strided along k into pooled partial
@@ -96,11 +83,7 @@ static void launch_split(dlg_factor_run *r, int kernel, const dlg_zgemm_args *a,
     void *rp[] = {&w, (void *)&a->c, &m2, &n, &parts, &ldc2, &beta};
     const long long blocks = (2 * mn + 255) / 256 < 4096 ? (2 * mn + 255) / 256 : 4096;
     const CUfunction f = type_of(r) ? r->dev->cgemm_reduce : r->dev->dgemm_splitk_reduce;
-    const CUresult e =
-        r->cu->LaunchKernel(f, (unsigned)blocks, 1, 1, 256, 1, 1, 0, r->stream, rp, NULL);
-    if (e)
-      r->status = dlg_fail(DLGEMM_ERR_BACKEND_FAILED, "CUDA kernel launch failed: %s",
-                           dlg_cuda_error(e));
+    dlg_l3_run_kernel(r, f, (unsigned)blocks, 1, 1, 256, 0, rp, 0);
   }
   dlg_l3_release(r, work);
 }
