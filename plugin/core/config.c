@@ -175,6 +175,7 @@ static void load(void)
   config.dgemm_tma = !PARSE_CHOICE("DLGEMM_DGEMM_TMA", "auto or off", "auto", "off");
   config.dgemm_tile = PARSE_CHOICE("DLGEMM_DGEMM_TILE", "auto, wide, thin or flat", "auto", "wide",
                                    "thin", "flat") - 1;
+  config.dgemm_splits = (int)parse_nonnegative("DLGEMM_DGEMM_SPLITS", 0);
   /* the tensor-core family, for tests and measurements; wgmma still needs
    * sm_90a and TMA-legal operands */
   config.hgemm_kernel = PARSE_CHOICE("DLGEMM_HGEMM_KERNEL", "auto, mma or wgmma", "auto", "mma",

@@ -35,6 +35,7 @@ typedef struct dlg_config {
   int dgemm_tail;         /* DLGEMM_DGEMM_TAIL: -1 auto, 0 off, 1 wherever it applies (dgemm.c) */
   int dgemm_tma;          /* DLGEMM_DGEMM_TMA: 1 auto, 0 off (the cp.async kernel everywhere) */
   int dgemm_tile;         /* DLGEMM_DGEMM_TILE: -1 auto (default), 0 wide, 1 thin, 2 flat (dgemm.c) */
+  int dgemm_splits;       /* DLGEMM_DGEMM_SPLITS: 0 auto, else split-K's chunks of k (dgemm.c) */
   int hgemm_kernel;       /* DLGEMM_HGEMM_KERNEL: 0 auto, 1 mma (mma.sync), 2 wgmma (sm_90a, where it applies) */
   int wgmma_tile;         /* DLGEMM_WGMMA_WIDTH: 0 auto, else 1 + the tile's index
                              (hgemm_args.h); DLG_WGMMA_TILES + 1: 64r (hgemm.c) */

@@ -66,6 +66,7 @@ typedef struct dlg_cuda_device {
   CUfunction dgemm[4];        /* dgemm_dmma.cu, [a_kc * 2 + b_kc] */
   CUfunction dgemm_tail[4];   /* the same with the last wave split along k */
   CUfunction dgemm_shaped[3][4]; /* the other tiles: thin 32 x 128, 128 x 32, flat 64 x 128 */
+  int dgemm_occ[4];           /* blocks an SM of the wide tile's kernel and dgemm_shaped's */
   CUfunction dgemm_tma[4];    /* dgemm_tma.cu (sm_90), the same order; 0: not loaded */
   CUfunction dgemm_tma_tail[4]; /* its twins for a split last wave */
   CUfunction dgemm_splitk_reduce;

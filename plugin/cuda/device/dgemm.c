@@ -6,7 +6,7 @@
  * split-K).
  *
  * A 128 x 64 tile, two thin ones and a flat one for products with a side
- * of a few dozen (shape_for): the kernels exist for the host-array engine's large
+ * of a few dozen (plan_for): the kernels exist for the host-array engine's large
  * tiles, float64 tensors and the factorizations; what they need to know is
  * the orientation (orient.h), which operands allow 16-byte copies, whether
  * k is long enough against C's tiles to be split, and whether the grid's
@@ -15,6 +15,7 @@
  * 0.97-1.01 of cuBLAS DGEMM and 3000^3 TN from 0.87 to 0.98-1.01 (H100,
  * bench/NOTES.md).
  */
+#include <math.h>
 #include <stdint.h>
 #include <string.h>
 #include "core/config.h"
@@ -47,88 +48,142 @@ static double filled(const dlg_dgemm_args *a, int sh)
   return (double)a->m * a->n / ((double)tiles_in(a, sh) * shapes[sh].bm * shapes[sh].bn);
 }
 
-/* Split-K: a grid of C's tiles that leaves most of the chip idle while
- * each block walks a long k (QR's panel products: 32 x 32 with k in the
- * thousands, one block for 16384 of k) is cut along k instead, into
- * chunks that fill about one wave (DLG_DGEMM_BLOCKS_PER_SM blocks per SM),
- * each at least 256 of k. */
+/* DLGEMM_DGEMM_SPLITS, in chunks of 64 of k or more (0: not pinned). */
+static int pinned_splits(long long k)
+{
+  const long long pin = dlg_config_get()->dgemm_splits, most = k / 64 < 64 ? k / 64 : 64;
+  if (pin <= 0) return 0;
+  return (int)(pin < most ? pin : most > 1 ? most : 1);
+}
+
+/* Split-K for the complex DMMA kernels (zgemm_dmma.cu, zdmma.c): a grid
+ * of C's tiles that leaves most of the chip idle while each block walks a
+ * long k is cut along k instead, into chunks that fill about one wave
+ * (DLG_DGEMM_BLOCKS_PER_SM blocks per SM), each at least 256 of k.  The
+ * real kernels plan theirs with their tile (plan_for, below). */
 int dlg_cuda_dmma_splits(const dlg_cuda_device *dev, long long tiles, long long k,
                          long long batch)
 {
   const long long wave = (long long)dev->sms * DLG_DGEMM_BLOCKS_PER_SM;
   long long s;
-  if (batch != 1 || k < 1024 || 2 * tiles > wave || dlg_cuda_lean()) return 1;
+  if (batch != 1 || dlg_cuda_lean()) return 1;
+  if ((s = pinned_splits(k))) return (int)s;
+  if (k < 1024 || 2 * tiles > wave) return 1;
   s = wave / tiles;
   if (s > k / 256) s = k / 256;
   return s < 2 ? 1 : (int)s;
 }
 
-static int splits_for(const dlg_cuda_device *dev, const dlg_dgemm_args *a, long long batch,
-                      int sh)
-{
-  return dlg_cuda_dmma_splits(dev, tiles_in(a, sh), a->k, batch);
-}
+/* The plan: a tile shape and split-K's chunks of k, from the time each
+ * would keep the busiest SM busy.  One 128 x 64 tile for every product
+ * left most of it empty where a side is a few dozen (m = 16-64 with n = k
+ * = 4096 at 0.27-0.38 of cuBLAS, H200, session 30): hence the thin tiles
+ * (32 x 128, 128 x 32) and the flat one (64 x 128, the wide one on its
+ * side: 33-64 or 129-192 rows tall in one row of tiles, reading B once).
+ * And a grid of few tiles leaves SMs idle or alone: split-K cuts k into
+ * chunks (a batch strided along k, then a reduce).
+ *
+ * The busiest SM gets q = ceil(blocks / SMs) blocks and runs them in
+ * rounds of its `resident` blocks (the kernel's occupancy) at the SM's
+ * DMMA rate; a partial last round of j blocks takes the longer of j
+ * blocks' work at that rate and one block's at LONE of it: a block alone
+ * does not keep the DMMA pipe busy.  Its time is that plus the reduce's
+ * (the parts written and read, C written: REDUCE_BYTES_PER_S,
+ * REDUCE_LAUNCH_S).  A block's work is its tile's area times its chunk of
+ * k, a thin tile's thin_cost times that where SMs are full (its warps read
+ * a third more from shared memory a DMMA; 1.5 at short k: batched 96^3 ran
+ * 12% slower on thin tiles a third better filled, session 31).  Each shape
+ * takes chunks of 1-4, 6 or 8 (each 256 of k or more; single products
+ * only: the chunks are a batch), and the least time wins if it is under
+ * NEW_PLAN of the wide tile's whole-k time, the incumbent (TMA-fed, its
+ * last wave split: tail_splits).
+ *
+ * Fitted with every shape and chunk count pinned (DLGEMM_DGEMM_TILE,
+ * DLGEMM_DGEMM_SPLITS) over the 32 cells 48-384 wide x 4096 x 4096, every
+ * layout (H200, session 39; bench/results/session39/fit_plan.py): LONE
+ * 0.9-0.95 for the wide and flat tiles and 0.3-1 for the thin ones,
+ * NEW_PLAN 0.85-0.95 and a reduce of 3-5 TB/s take 0.988 of the best
+ * pinned time (geometric mean; the estimate of one wave of tiles an SM
+ * each that it replaces, 0.862): 96 wide on thin tiles in 4 chunks (384 blocks, three
+ * an SM: 29 -> 37 TFLOP/s), 192 on flat or wide ones in 4 (34 -> 42), 256
+ * whole (0.93-0.97 -> 1.03-1.09 of cuBLAS), 384 in 2 (43 -> 48).  The thin
+ * tiles' LONE, 0.7, is 255^3's: 16 thin blocks, each alone on an SM, ran
+ * it 1.3x faster than 8 wide ones (0.4 put it on those).  1000^3 (one
+ * wide tile an SM against two thin ones: 1.5x slower on the thin, session
+ * 31) and the squares keep the wide tile whole.  DLGEMM_DGEMM_TILE=thin
+ * puts every product on the better-filled thin tile, =flat on the flat
+ * one, =wide on the wide one, DLGEMM_DGEMM_SPLITS=n cuts k in n chunks
+ * (tests, measurements). */
+static const double LONE[SHAPES] = {0.9, 0.7, 0.7, 0.9};
+#define DMMA_FLOPS_PER_SM_S 0.45e12 /* H100 / H200: 60 TFLOP/s of 132 SMs */
+#define REDUCE_BYTES_PER_S 3e12
+#define REDUCE_LAUNCH_S 5e-6
+#define NEW_PLAN 0.85
 
-/* The tile shape.  One 128 x 64 tile for every product left most of it
- * empty where a side is a few dozen: m = 16-64 with n = k = 4096 ran at
- * 0.27-0.38 of cuBLAS on an H200 (bench/NOTES.md, session 30), m = 32
- * filling a quarter of each tile.  Each shape's time is estimated as the
- * work of an SM: its share of the blocks times a block's work, the tile's
- * area times its k.  Split-K (above) is part of it, since it gives a wide
- * grid of few tiles the chip as well; and a block alone on an SM is
- * counted as one, not as half a pair: 1000^3 has 128 wide tiles, one an
- * SM, against 256 thin ones two an SM, and ran 1.5x slower on the thin
- * ones (an estimate by waves of two blocks an SM had chosen them: session
- * 31).  Above one block an SM the share is the mean, not the busiest
- * SM's count: by the busiest SM, 96 x 4096 x 4096 was 2 wide blocks
- * against 2 thin ones on some SM (256 and 192 blocks) and went wide, where
- * the thin tiles ran it 1.13-1.18x faster (m, n = 96 and 192 alike, H200,
- * session 33).  A thin tile's warps read a third more from shared memory a
- * DMMA, and it has no TMA twin: its work counts thin_cost times the wide
- * one's, 1.5 at short k (batched 96^3, k = 96, ran 12% slower on thin
- * tiles a third better filled), falling towards 1.1 as a block's k grows
- * (1.05-1.10 fits 8192 x 128..256 x 4096 with k in chunks of 1024-4096,
- * where both shapes fill their tiles).  auto: the thin tile where its
- * estimate is under nine tenths of the wide one's (H200, session 31: the
- * FP64 sweep 0.920 -> 0.960 of cuBLAS, m = 24-32 from 0.41-0.74 to
- * 1.05-1.12, dgeqrf 16384 +19%).  DLGEMM_DGEMM_TILE=thin puts every
- * product on the better-filled thin tile, =flat on the flat one, =wide on
- * the wide one (tests, measurements).
- * The flat tile (64 x 128: the wide one on its side, the same work a
- * DMMA) is for products 33-64 or 129-192 rows tall, where the thin tiles
- * cover the rows in two or six and read B that many times, and the wide
- * one leaves most of its rows empty: on the thin tile 48 x 4096 x 4096
- * read 205 MB for 134 of B and ran at 0.50-0.73 of cuBLAS, whose tile for
- * it is 64 rows tall (H200, session 36).  Its work counts as the wide
- * tile's; auto takes it where its estimate is under nine tenths of the
- * wide one's (the wide tile has the TMA twin), and a thin tile only under
- * nine tenths of the better of those two. */
+typedef struct dmma_plan {
+  int shape, splits;
+} dmma_plan;
+
 static double thin_cost(double kchunk)
 {
   return 1.1 + 0.4 * (kchunk > 256 ? 256 / kchunk : 1);
 }
 
-static double estimate(const dlg_cuda_device *dev, const dlg_dgemm_args *a, long long batch,
-                       int sh)
+/* k in `splits` chunks as launch_split cuts it: the chunk, and in *parts
+ * how many there are. */
+static long long chunk_of(long long k, int splits, int *parts)
 {
-  const int s = splits_for(dev, a, batch, sh);
-  const long long blocks = tiles_in(a, sh) * batch * s;
-  const double share = blocks > dev->sms ? (double)blocks / dev->sms : 1, kchunk = (double)a->k / s;
-  return share * shapes[sh].bm * shapes[sh].bn *
-         (sh == THIN_M || sh == THIN_N ? thin_cost(kchunk) : 1) * kchunk;
+  const long long kchunk = ((k + splits - 1) / splits + 15) / 16 * 16;
+  *parts = k ? (int)((k - 1) / kchunk + 1) : 1;
+  return kchunk;
 }
 
-static int shape_for(const dlg_cuda_device *dev, const dlg_dgemm_args *a, long long batch)
+static double plan_time(const dlg_cuda_device *dev, const dlg_dgemm_args *a, long long batch,
+                        dmma_plan p)
 {
+  int parts;
+  const long long kchunk = chunk_of(a->k, p.splits, &parts);
+  const long long blocks = tiles_in(a, p.shape) * batch * parts;
+  const long long q = (blocks + dev->sms - 1) / dev->sms;
+  const int resident = dev->dgemm_occ[p.shape] > 0 ? dev->dgemm_occ[p.shape] : 2;
+  const long long rem = q % resident;
+  const double cost = p.shape == THIN_M || p.shape == THIN_N ? thin_cost((double)kchunk) : 1;
+  const double block =
+      2.0 * shapes[p.shape].bm * shapes[p.shape].bn * (double)kchunk / DMMA_FLOPS_PER_SM_S;
+  double t = (double)(q / resident * resident) * block * cost;
+  if (rem) t += fmax(block / LONE[p.shape], (double)rem * block * cost);
+  if (parts > 1)
+    t += (parts + 1) * (double)a->m * a->n * 8 / REDUCE_BYTES_PER_S + REDUCE_LAUNCH_S;
+  return t;
+}
+
+static dmma_plan plan_for(const dlg_cuda_device *dev, const dlg_dgemm_args *a, long long batch)
+{
+  static const int chunks[] = {1, 2, 3, 4, 6, 8};
   const int mode = dlg_config_get()->dgemm_tile; /* DLGEMM_DGEMM_TILE */
   const int thin = filled(a, THIN_M) >= filled(a, THIN_N) ? THIN_M : THIN_N;
-  int best = WIDE;
-  /* one grid row of tiles */
-  if (mode == 0 || a->k == 0 || tiles_in(a, thin) > INT32_MAX || tiles_in(a, FLAT) > INT32_MAX)
-    return WIDE;
-  if (mode > 0) return mode == 1 ? thin : FLAT;
-  if (estimate(dev, a, batch, FLAT) < 0.9 * estimate(dev, a, batch, WIDE)) best = FLAT;
-  return estimate(dev, a, batch, thin) < 0.9 * estimate(dev, a, batch, best) ? thin : best;
+  const int candidates[3] = {WIDE, FLAT, thin};
+  const int pinned_shape = mode == 1 ? thin : mode == 2 ? FLAT : WIDE;
+  const int can_split = batch == 1 && a->k > 0 && !dlg_cuda_lean();
+  const int pinned = can_split ? pinned_splits(a->k) : 0;
+  const dmma_plan whole = {WIDE, 1};
+  dmma_plan best = whole;
+  double t, least = INFINITY;
+  size_t i, c;
+  for (i = 0; i < 3; i++) {
+    const int sh = candidates[i];
+    if ((mode >= 0 && sh != pinned_shape) ||
+        (sh != WIDE && (a->k == 0 || tiles_in(a, sh) > INT32_MAX)))
+      continue;
+    for (c = 0; c < sizeof chunks / sizeof *chunks; c++) {
+      const dmma_plan p = {sh, pinned ? pinned : chunks[c]};
+      if (!pinned && p.splits > 1 && (!can_split || a->k / p.splits < 256)) continue;
+      if ((t = plan_time(dev, a, batch, p)) < least) least = t, best = p;
+      if (pinned) break;
+    }
+  }
+  /* a pin takes its plan; auto leaves the incumbent only for a margin */
+  return mode >= 0 || pinned || least < NEW_PLAN * plan_time(dev, a, batch, whole) ? best : whole;
 }
 
 /* The last wave split along k (dgemm_dmma.cu, gemm_tail): the grid's full
@@ -302,13 +357,13 @@ static CUresult launch_split(const dlg_cuda_api *cu, dlg_cuda_device *dev, int s
                              const dlg_dgemm_args *a, const dlg_operand *op1,
                              const dlg_operand *op2, int splits, CUstream stream)
 {
-  const long long kchunk = ((a->k + splits - 1) / splits + 15) / 16 * 16;
-  const long long mn = (long long)a->m * a->n, last = (a->k - 1) / kchunk;
+  int parts, m = a->m, n = a->n;
+  const long long kchunk = chunk_of(a->k, splits, &parts);
+  const long long mn = (long long)a->m * a->n, last = parts - 1;
   dlg_dgemm_args p = *a;
   CUdeviceptr work;
   CUresult r;
   double *w;
-  int m = a->m, n = a->n, parts = (int)last + 1;
   unsigned blocks = (unsigned)((mn + 255) / 256 < 4096 ? (mn + 255) / 256 : 4096);
   if ((r = dlg_cuda_workspace(cu, dev, (size_t)(mn * parts) * 8, stream, &work))) return r;
   w = (double *)(uintptr_t)work;
@@ -335,6 +390,7 @@ dlgemm_status dlg_cuda_dgemm(dlg_cuda_device *dev, const dlg_gemm *g, CUstream s
   int64_t m, n;
   long long b0;
   int kernel, splits, tail = 0, tma = 0, sh;
+  dmma_plan plan;
   long long dp = 0;
   CUresult r = CUDA_SUCCESS;
   dlgemm_status st;
@@ -355,8 +411,8 @@ dlgemm_status dlg_cuda_dgemm(dlg_cuda_device *dev, const dlg_gemm *g, CUstream s
   a.b = (const double *)op2.data, a.ldb = op2.ld, a.sb = op2.bs, a.vec_b = op2.vec;
   a.c = (double *)g->c.data, a.ldc = dlg_ld(&g->c), a.sc = g->c.bs;
   kernel = op1.kc * 2 + op2.kc;
-  sh = shape_for(dev, &a, g->batch);
-  splits = splits_for(dev, &a, g->batch, sh);
+  plan = plan_for(dev, &a, g->batch);
+  sh = plan.shape, splits = plan.splits;
   if (splits == 1 && sh == WIDE) tail = tail_splits(dev, &a, g->batch, &dp);
   if (splits > 1) {
     r = launch_split(cu, dev, sh, kernel, &a, &op1, &op2, splits, stream);

@@ -270,6 +270,13 @@ static CUresult load_dmma(const dlg_cuda_api *cu, dlg_cuda_device *dev)
   }
   if (!r)
     r = get_kernel(cu, dev, "dgemm_dmma", "dlg_dgemm_splitk_reduce", 0, &dev->dgemm_splitk_reduce);
+  /* dgemm.c's plans count rounds of resident blocks */
+  for (s = 0; !r && s < 4; s++) {
+    r = cu->OccupancyMaxActiveBlocksPerMultiprocessor(
+        &dev->dgemm_occ[s], s ? dev->dgemm_shaped[s - 1][0] : dev->dgemm[0], DLG_DGEMM_THREADS,
+        s ? shaped[s - 1].smem : DLG_DGEMM_SMEM);
+    if (!r && dev->dgemm_occ[s] < 1) r = CUDA_ERROR_INVALID_VALUE;
+  }
   for (t = 0; !r && t < 4; t++) {
     snprintf(name, sizeof name, "dlg_dgemm_tma_%s", ab[t]);
     if (get_kernel(cu, dev, "dgemm_tma", name, DLG_DGEMM_TMA_SMEM, &dev->dgemm_tma[t]) ||
