@@ -181,12 +181,16 @@ want sanitizer && step sanitizer_memcheck_offload env DLGEMM_FORCE=gpu compute-s
 want sanitizer && step sanitizer_memcheck_spread_peer env DLGEMM_FORCE=gpu DLGEMM_DEVICES=0,0 \
   DLGEMM_PEER=on DLGEMM_VERBOSE=1 compute-sanitizer --tool memcheck --error-exitcode 9 \
   $build/conformance/test_spread shapes
-# complex64's FFMA tiles (dlg_csimt_*) on every complex64 product, each tile
+# each complex tile on every complex product it can take: complex64's FFMA
+# tiles (csimt: dlg_csimt_*, pinned by DLGEMM_SGEMM_TILE) and the complex
+# DMMA kernels' (zdmma: zgemm_dmma.cu, DLGEMM_ZGEMM_TILE)
 want sanitizer && for tool in memcheck racecheck; do
-  for tile in 64x64 32x32; do
-    step "sanitizer_${tool}_csimt_$tile" env DLGEMM_CGEMM_WAY=simt DLGEMM_SGEMM_TILE=$tile \
+  for pin in csimt:simt:SGEMM:64x64 csimt:simt:SGEMM:32x32 zdmma:native:ZGEMM:64x64 \
+             zdmma:native:ZGEMM:32x32; do
+    IFS=: read -r name way var tile <<< "$pin"
+    step "sanitizer_${tool}_${name}_$tile" env DLGEMM_CGEMM_WAY=$way DLGEMM_${var}_TILE=$tile \
       compute-sanitizer --tool $tool --error-exitcode 9 $build/conformance/test_complex cuda 12
-    grep -E "ERROR SUMMARY|RACECHECK SUMMARY|passed" "$out/sanitizer_${tool}_csimt_$tile.log"
+    grep -E "ERROR SUMMARY|RACECHECK SUMMARY|passed" "$out/sanitizer_${tool}_${name}_$tile.log"
   done
 done
 # complex64 / complex128: kDLCUDA tensors, and host arrays' level-3 trip

@@ -83,13 +83,16 @@ for arch in sm_80 sm_90; do
     fi
   done
 done
-# The complex DMMA kernels: DMMA, and each element one cp.async copy
-# (LDGSTS of 16 bytes for complex128, 8 for complex64).
+# The complex DMMA kernels on both tiles (dmma_: 64 x 64, dmma32_: 32 x
+# 32): DMMA, and each element one cp.async copy (LDGSTS of 16 bytes for
+# complex128, 8 for complex64).
 for arch in $archs; do
-  gate "dlg_zgemm_dmma_* $arch: DMMA, LDGSTS 16 bytes" 0 --gate-has DMMA --gate-has LDGSTS.E.BYPASS.LTC128B.128 \
-    --kernel dlg_zgemm_dmma_ --arch $arch "$dir/zgemm_dmma.sass"
-  gate "dlg_cgemm_dmma_* $arch: DMMA, LDGSTS 8 bytes" 0 --gate-has DMMA --gate-has LDGSTS.E.LTC128B.64 \
-    --kernel dlg_cgemm_dmma_ --arch $arch "$dir/zgemm_dmma.sass"
+  for t in dmma dmma32; do
+    gate "dlg_zgemm_${t}_* $arch: DMMA, LDGSTS 16 bytes" 0 --gate-has DMMA \
+      --gate-has LDGSTS.E.BYPASS.LTC128B.128 --kernel dlg_zgemm_${t}_ --arch $arch "$dir/zgemm_dmma.sass"
+    gate "dlg_cgemm_${t}_* $arch: DMMA, LDGSTS 8 bytes" 0 --gate-has DMMA \
+      --gate-has LDGSTS.E.LTC128B.64 --kernel dlg_cgemm_${t}_ --arch $arch "$dir/zgemm_dmma.sass"
+  done
 done
 # The FP64 kernels fed by TMA and their split-last-wave twins (sm_90a
 # image): DMMA, the operands through UTMALDG, not element copies, C (beta

@@ -44,5 +44,15 @@ typedef struct dlg_zgemm_args {
 #define DLG_ZGEMM_SMEM (DLG_ZGEMM_STAGES * DLG_ZGEMM_STAGE_DOUBLES * 8)
 /* complex64's stages: the same tiles of floats */
 #define DLG_CGEMM_SMEM (DLG_ZGEMM_SMEM / 2)
+/* The small tile (dlg_<z|c>gemm_dmma32_*): 32 x 32 complex elements of C a
+ * block (the real 64 x 32; each warp 16 complex rows by 16 columns, 16
+ * accumulators a lane), four blocks an SM, for products with a side of a
+ * few dozen, which the 64 x 64 tile leaves mostly empty: cuBLAS's ZGEMM
+ * runs 24 x 4096 x 4096 on a complex 32 x 32 tile, k in 2 (H200 ncu,
+ * session 39). */
+#define DLG_ZGEMM_SMALL 32
+#define DLG_ZGEMM_SMALL_BLOCKS_PER_SM 4
+#define DLG_ZGEMM_SMALL_SMEM (DLG_ZGEMM_STAGES * 2 * DLG_ZGEMM_TILE(DLG_ZGEMM_SMALL) * 8)
+#define DLG_CGEMM_SMALL_SMEM (DLG_ZGEMM_SMALL_SMEM / 2)
 
 #endif

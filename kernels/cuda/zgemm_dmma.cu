@@ -30,12 +30,15 @@
  *   negates B's imaginary parts (the lanes of odd t).
  * - A complex tile of 64 x 64 is the real kernel's 128 x 64 (two blocks an
  *   SM, 64 accumulators a lane), a stage 8 complex k: 16 KB, where the real
- *   kernel's holds A' expanded, 24.  Shared tiles are [k][row] with rows
+ *   kernel's holds A' expanded, 24; the 32 x 32 tile (zgemm_args.h) is
+ *   the real 64 x 32, four blocks an SM, 16 accumulators a lane, for C
+ *   that fills it better.  Shared tiles are [k][row] with rows
  *   padded to ROWS + 4 elements when the operand's contiguous dimension is
  *   the row, [row][k] with k padded to 8 + 2 when it is k: a fragment read
  *   (lanes' rows g / 2, ks t / 2, parts (g ^ t) & 1) then covers 16
- *   distinct bank pairs (136 and 20 doubles are 8 and 4 mod 16), and for
- *   complex64 16 distinct banks (136 and 20 floats: 8 and 20 mod 32).
+ *   distinct bank pairs (136, or 72 on the 32 tile, and 20 doubles are 8
+ *   and 4 mod 16), and for complex64 16 distinct banks (136 or 72 and 20
+ *   floats: 8 and 20 mod 32).
  * - The epilogue: a lane holds one part of each of its C elements and the
  *   lane 4 away (g ^ 1) the other, exchanged by a shuffle for the complex
  *   alpha; then C' goes out through dgemm_tile.cuh's store_c.  beta is
@@ -56,12 +59,8 @@ using dmma::CE;
 using dmma::MK;
 using dmma::MM;
 
-enum { BM = DLG_ZGEMM_BM, BN = DLG_ZGEMM_BN, BK = DLG_ZGEMM_BK, NSTAGES = DLG_ZGEMM_STAGES,
-       NTHREADS = DLG_ZGEMM_THREADS, WM = 2 /* warps along m */,
-       TM = BM / WM /* complex rows a warp */, TN = BN / (NTHREADS / 32 / WM),
-       I = 2 * TM / MM, J = TN / 8, /* DMMA tiles of a warp along m (real rows) and n */
-       KS = 2 * BK / MK /* real k-steps a stage: even */,
-       A_TILE = DLG_ZGEMM_TILE(BM), DOUBLES = DLG_ZGEMM_STAGE_DOUBLES, BAND = 8 };
+enum { BK = DLG_ZGEMM_BK, NSTAGES = DLG_ZGEMM_STAGES, NTHREADS = DLG_ZGEMM_THREADS,
+       WM = 2 /* warps along m */, KS = 2 * BK / MK /* real k-steps a stage: even */, BAND = 8 };
 
 /* One complex element of E parts (`bytes` of them from src, the rest
  * zero): 16 bytes past L1, 8 through it (.cg copies 16 only). */
@@ -144,6 +143,7 @@ static __device__ __forceinline__ double flip(double x, unsigned mask)
 
 /* C's tile t: bands of BAND tile columns, each walked across the band and
  * then down m, so that the resident tiles share panels of A and B in L2. */
+template <int BM, int BN>
 static __device__ __forceinline__ void tile_at(const dlg_zgemm_args &p, int t, int &m0, int &n0)
 {
   const int gm = (p.m + BM - 1) / BM, gn = (p.n + BN - 1) / BN;
@@ -151,9 +151,14 @@ static __device__ __forceinline__ void tile_at(const dlg_zgemm_args &p, int t, i
   m0 = (in_band / width) * BM, n0 = (band * BAND + in_band % width) * BN;
 }
 
-template <typename E, bool A_KC, bool B_KC>
+/* C's BM x BN tile (complex elements): two warps along m, each TM rows
+ * (2 TM real ones, I DMMA tiles) by TN columns (J DMMA tiles). */
+template <typename E, bool A_KC, bool B_KC, int BM, int BN>
 static __device__ __forceinline__ void gemm(const dlg_zgemm_args &p)
 {
+  enum { TM = BM / WM, TN = BN / (NTHREADS / 32 / WM), I = 2 * TM / MM, J = TN / 8,
+         A_TILE = DLG_ZGEMM_TILE(BM), DOUBLES = A_TILE + DLG_ZGEMM_TILE(BN) };
+  static_assert(2 * TM % MM == 0 && TN % 8 == 0, "whole DMMA tiles");
   extern __shared__ __align__(16) unsigned char shared[];
   E *const smem = reinterpret_cast<E *>(shared);
   const long long z = blockIdx.z;
@@ -169,7 +174,7 @@ static __device__ __forceinline__ void gemm(const dlg_zgemm_args &p)
   const unsigned ma = pa && (g & 1) == p.conj_a ? 0x80000000u : 0u,
                  mb = pb && p.conj_b ? 0x80000000u : 0u;
   int m0, n0;
-  tile_at(p, (int)blockIdx.x, m0, n0);
+  tile_at<BM, BN>(p, (int)blockIdx.x, m0, n0);
   double acc[I][J][CE];
   double fa[2][I][AE], fb[2][J][BE];
   dmma::zero(acc);
@@ -239,22 +244,26 @@ static __device__ __forceinline__ void gemm(const dlg_zgemm_args &p)
 
 /* dlg_<z|c>gemm_dmma_<ab>: complex128 or complex64 (widened to double as
  * its fragments are read, so FP64 DMMA's rate and rounding; C rounded once
- * to float); a = op(A)'s rows k-contiguous (r: its rows are the contiguous
- * dimension), b the same for op(B)'s columns. */
-#define DLG_ZGEMM_KERNEL(NAME, E, AKC, BKC)                                            \
-  extern "C" __global__ void __launch_bounds__(DLG_ZGEMM_THREADS, DLG_ZGEMM_BLOCKS_PER_SM) \
-      NAME(dlg_zgemm_args p)                                                           \
+ * to float) on the 64 x 64 tile; a = op(A)'s rows k-contiguous (r: its rows
+ * are the contiguous dimension), b the same for op(B)'s columns.
+ * dlg_<z|c>gemm_dmma32_<ab>: the same on the 32 x 32 tile (zgemm_args.h). */
+#define DLG_ZGEMM_KERNEL(NAME, E, AKC, BKC, BM, BN, BLOCKS)                              \
+  extern "C" __global__ void __launch_bounds__(DLG_ZGEMM_THREADS, BLOCKS) NAME(dlg_zgemm_args p) \
   {                                                                                    \
-    zdmma::gemm<E, AKC, BKC>(p);                                                       \
+    zdmma::gemm<E, AKC, BKC, BM, BN>(p);                                               \
   }
-DLG_ZGEMM_KERNEL(dlg_zgemm_dmma_rr, double, false, false)
-DLG_ZGEMM_KERNEL(dlg_zgemm_dmma_rk, double, false, true)
-DLG_ZGEMM_KERNEL(dlg_zgemm_dmma_kr, double, true, false)
-DLG_ZGEMM_KERNEL(dlg_zgemm_dmma_kk, double, true, true)
-DLG_ZGEMM_KERNEL(dlg_cgemm_dmma_rr, float, false, false)
-DLG_ZGEMM_KERNEL(dlg_cgemm_dmma_rk, float, false, true)
-DLG_ZGEMM_KERNEL(dlg_cgemm_dmma_kr, float, true, false)
-DLG_ZGEMM_KERNEL(dlg_cgemm_dmma_kk, float, true, true)
+#define DLG_ZGEMM_KERNELS(TILE, BM, BN, BLOCKS)                                               \
+  DLG_ZGEMM_KERNEL(dlg_zgemm_dmma##TILE##_rr, double, false, false, BM, BN, BLOCKS)            \
+  DLG_ZGEMM_KERNEL(dlg_zgemm_dmma##TILE##_rk, double, false, true, BM, BN, BLOCKS)             \
+  DLG_ZGEMM_KERNEL(dlg_zgemm_dmma##TILE##_kr, double, true, false, BM, BN, BLOCKS)             \
+  DLG_ZGEMM_KERNEL(dlg_zgemm_dmma##TILE##_kk, double, true, true, BM, BN, BLOCKS)              \
+  DLG_ZGEMM_KERNEL(dlg_cgemm_dmma##TILE##_rr, float, false, false, BM, BN, BLOCKS)             \
+  DLG_ZGEMM_KERNEL(dlg_cgemm_dmma##TILE##_rk, float, false, true, BM, BN, BLOCKS)              \
+  DLG_ZGEMM_KERNEL(dlg_cgemm_dmma##TILE##_kr, float, true, false, BM, BN, BLOCKS)              \
+  DLG_ZGEMM_KERNEL(dlg_cgemm_dmma##TILE##_kk, float, true, true, BM, BN, BLOCKS)
+DLG_ZGEMM_KERNELS(, DLG_ZGEMM_BM, DLG_ZGEMM_BN, DLG_ZGEMM_BLOCKS_PER_SM)
+DLG_ZGEMM_KERNELS(32, DLG_ZGEMM_SMALL, DLG_ZGEMM_SMALL, DLG_ZGEMM_SMALL_BLOCKS_PER_SM)
+#undef DLG_ZGEMM_KERNELS
 #undef DLG_ZGEMM_KERNEL
 /* complex64's split-K second pass (zdmma.c; complex128's is
  * dlg_dgemm_splitk_reduce): C = the sum of the splits' partial products

@@ -209,6 +209,9 @@ static void load(void)
                                   "auto, expand, split, expand_t, split_t, native, embed, smallk or simt",
                                   "auto", "expand", "split", "expand_t", "split_t", "native", "embed",
                                   "smallk", "simt");
+  /* the complex DMMA kernels' tile (zdmma.c), for measurements */
+  config.zgemm_tile = PARSE_CHOICE("DLGEMM_ZGEMM_TILE", "auto, 64x64 or 32x32", "auto", "64x64",
+                                   "32x32");
   /* the tiny kernels (plugin/cuda/device/tiny.c): where measured to win,
    * every product they can take (tests), or none */
   config.tiny = (const int[]){1, 2, 0, 1, 0}[PARSE_CHOICE("DLGEMM_TINY", "auto, on or off", "auto",

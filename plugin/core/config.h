@@ -46,6 +46,7 @@ typedef struct dlg_config {
   int narrow;             /* DLGEMM_NARROW=0: C with a side of 16 or less goes to the big tiles too */
   int narrow32;           /* DLGEMM_NARROW32: 0 auto, 1 on (float32 to 32 wide), 2 off (to 16); narrow.c */
   int cgemm_way;          /* DLGEMM_CGEMM_WAY: 0 auto, 1-4 an embedding, 5 native, 6 embed, 7 smallk, 8 simt (cgemm.c) */
+  int zgemm_tile;         /* DLGEMM_ZGEMM_TILE: 0 auto, 1 the 64 x 64 tile, 2 the 32 x 32 (zdmma.c) */
   int narrow_splits;      /* DLGEMM_NARROW_SPLITS=N: pin the narrow kernels' split of k (0: choose) */
   int tiny;               /* DLGEMM_TINY: 1 auto (tiny.c's table), 2 on (m, n, k <= 64), 0 off */
   int tiny_r;             /* DLGEMM_TINY_R: 0 auto, else the tiny kernels' r x r of C a thread */

@@ -70,10 +70,10 @@ typedef struct dlg_cuda_device {
   CUfunction dgemm_tma[4];    /* dgemm_tma.cu (sm_90), the same order; 0: not loaded */
   CUfunction dgemm_tma_tail[4]; /* its twins for a split last wave */
   CUfunction dgemm_splitk_reduce;
-  /* zgemm_dmma.cu, [0 complex128, 1 complex64][a_kc * 2 + b_kc], and
-   * complex64's split-K reduce (complex128's is dgemm_splitk_reduce); NULL
-   * where absent */
-  CUfunction zgemm[2][4], cgemm_reduce;
+  /* zgemm_dmma.cu, [0 complex128, 1 complex64][0 the 64 x 64 tile, 1 the
+   * 32 x 32][a_kc * 2 + b_kc], and complex64's split-K reduce (complex128's
+   * is dgemm_splitk_reduce); NULL where absent */
+  CUfunction zgemm[2][2][4], cgemm_reduce;
   /* sgemm_simt.cu's complex64 tiles, [DLG_CTILE_*][(a_kc * 2 + b_kc) * 2 +
    * conj], conj: the x conj(y) kernels; and each tile's blocks an SM holds
    * (NULL, 0 where absent) */

@@ -197,14 +197,19 @@ static void split(dlg_factor_run *r, const double alpha[2], const problem *p, do
  * 0.54-0.64, and 6000 was level), and complex128 products whose narrow
  * side, 48-64, is one row of the native tile against 1024 or more of the
  * other side and of k (0.80-0.90 against 0.76-0.87 in all eight cells;
- * 96 and 192, two and three rows of it, lost: 0.66-0.69 against 0.69-0.82). */
+ * 96 and 192, two and three rows of it, lost: 0.66-0.69 against 0.69-0.82).
+ * And complex128 batches down to 16 a side (session 39), on the 32 x 32
+ * tile (zdmma.c): 16^3 0.61-0.62 of cuBLAS against the tiny kernels'
+ * 0.54-0.60, 24^3 1.22-1.24 against 0.72-0.80, 32^3 0.94-1.00 against
+ * 0.36-0.40. */
 int dlg_cuda_cgemm_native_wins(dlg_dtype type, int64_t m, int64_t n, int64_t k, int packs_a_only,
                                int64_t batch)
 {
   const int64_t lo = m < n ? m : n, hi = m < n ? n : m;
   const double mnk = (double)m * (double)n * (double)k;
   if (batch > 1)
-    return lo >= 48 && mnk <= (type == DLG_C64 && packs_a_only ? 1 << 21 : 1 << 25);
+    return lo >= (type == DLG_C64 ? 48 : 16) &&
+           mnk <= (type == DLG_C64 && packs_a_only ? 1 << 21 : 1 << 25);
   if (type == DLG_C64)
     return lo >= 1000 && k >= 1000 && (m % 64 || n % 64) && mnk <= 0x1p37;
   return lo >= 48 && lo <= 64 && hi >= 1024 && k >= 1024;

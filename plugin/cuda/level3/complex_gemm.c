@@ -77,11 +77,13 @@ static void batched(dlg_factor_run *r, const dlg_gemm *g)
 
 /* The tiny kernels, unless (auto) the batch is one cgemm.c's rules give
  * to the complex DMMA kernels (asked with its stricter bound: at the tiny
- * kernels' sizes both hold, and it is C 48 or more on each side) or to
- * complex64's FFMA tiles.  complex128 48^3 and 64^3 batched ran at
- * 1.04-1.11 of cuBLAS on the DMMA kernels, 0.30-0.52 on the tiny kernels
- * (H200, session 35); complex64 32^3 0.88-1.14 on the FFMA tiles, 0.54-0.67
- * on the tiny kernels (session 38). */
+ * kernels' sizes both hold, and it is C 16 or more on each side for
+ * complex128, 48 for complex64) or to complex64's FFMA tiles.  complex128
+ * 48^3 and 64^3 batched ran at 1.04-1.11 of cuBLAS on the DMMA kernels,
+ * 0.30-0.52 on the tiny kernels (H200, session 35), 16^3-32^3 0.61-1.24 on
+ * their 32 x 32 tile, 0.36-0.80 on the tiny kernels (session 39);
+ * complex64 32^3 0.88-1.14 on the FFMA tiles, 0.54-0.67 on the tiny
+ * kernels (session 38). */
 static int tiny_first(dlg_cuda_device *dev, const dlg_gemm *g)
 {
   const dlg_config *c = dlg_config_get();

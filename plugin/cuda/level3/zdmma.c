@@ -1,9 +1,9 @@
 /*
  * zdmma.c - a batch of complex products on zgemm_dmma.cu (zdmma.h):
  * the orientation (C column-major, or the transposed problem C^T = op(B)^T
- * op(A)^T where C is row-major), each operand's contiguous dimension, k
- * split across blocks where C's tiles leave the chip idle, and grids of at
- * most 65535 batch entries.
+ * op(A)^T where C is row-major), each operand's contiguous dimension, the
+ * tile (64 x 64 or 32 x 32: tile_for), k split across blocks where C's
+ * tiles leave the chip idle, and grids of at most 65535 batch entries.
  */
 #include <stdint.h>
 #include <string.h>
@@ -23,7 +23,8 @@ int dlg_cuda_zdmma_ready(dlg_cuda_device *dev, dlg_dtype t)
 {
   /* complex128's split-K reduce is the DMMA set's */
   return dlg_is_complex(t) && !dlg_cuda_kernels(dev, DLG_KERNELS_ZDMMA) &&
-         dev->zgemm[t == DLG_C64][0] && (t == DLG_C64 || !dlg_cuda_kernels(dev, DLG_KERNELS_DMMA));
+         dev->zgemm[t == DLG_C64][0][0] &&
+         (t == DLG_C64 || !dlg_cuda_kernels(dev, DLG_KERNELS_DMMA));
 }
 
 int dlg_cuda_zdmma_takes(dlg_factor_run *r, dlg_dview a, dlg_dview b, dlg_dview c)
@@ -35,13 +36,37 @@ int dlg_cuda_zdmma_takes(dlg_factor_run *r, dlg_dview a, dlg_dview b, dlg_dview 
          dlg_cuda_zdmma_ready(r->dev, r->dtype);
 }
 
-static long long tiles_of(const dlg_zgemm_args *p)
+/* The tiles, square, by their index in dev->zgemm: 64 x 64 and 32 x 32
+ * complex elements (zgemm_args.h), and each one's shared memory by type. */
+static const int side[2] = {DLG_ZGEMM_BM, DLG_ZGEMM_SMALL};
+static const unsigned smem[2][2] = {{DLG_ZGEMM_SMEM, DLG_ZGEMM_SMALL_SMEM},
+                                    {DLG_CGEMM_SMEM, DLG_CGEMM_SMALL_SMEM}};
+
+static long long tiles_of(const dlg_zgemm_args *p, int tile)
 {
-  return (long long)((p->m + DLG_ZGEMM_BM - 1) / DLG_ZGEMM_BM) *
-         ((p->n + DLG_ZGEMM_BN - 1) / DLG_ZGEMM_BN);
+  return (long long)((p->m + side[tile] - 1) / side[tile]) * ((p->n + side[tile] - 1) / side[tile]);
 }
 
-static void launch(dlg_factor_run *r, int kernel, dlg_zgemm_args p, int64_t batch)
+/* The tile: the 32 x 32 one where C fills it a quarter better than the 64
+ * x 64 (tiles_of times the area: 1.25x the smaller one's), else the 64 x
+ * 64, whose blocks do more with each fragment; DLGEMM_ZGEMM_TILE pins one.
+ * Measured with each pinned over batched complex128 products (H200,
+ * session 39): 24^3 0.72-0.80 of cuBLAS on the 64 tile's tiny-kernel
+ * alternative -> 1.22-1.24 on the 32 tile, 32^3 0.36-0.40 -> 0.94-1.00,
+ * 96^3 (three 32-row tiles, two 64-row ones half empty) 0.69-0.76 on the
+ * 64 tile -> 1.02-1.11; where both fill alike (48^3, 64^3) the 64 tile
+ * ran 5-10% faster (1.02-1.13 against 0.93-1.04), and single narrow
+ * products (8-384 wide x 4096 x 4096) lost on the 32 tile: 0.70 of
+ * cuBLAS against the embedding's 0.88. */
+static int tile_for(const dlg_zgemm_args *p)
+{
+  const int pin = dlg_config_get()->zgemm_tile;
+  const double small = (double)tiles_of(p, 1) * side[1] * side[1],
+               large = (double)tiles_of(p, 0) * side[0] * side[0];
+  return pin ? pin == 2 : 1.25 * small <= large;
+}
+
+static void launch(dlg_factor_run *r, int tile, int kernel, dlg_zgemm_args p, int64_t batch)
 {
   const int64_t zmax = 65535;
   int64_t b0;
@@ -52,17 +77,17 @@ static void launch(dlg_factor_run *r, int kernel, dlg_zgemm_args p, int64_t batc
     q.a = (const char *)q.a + (size_t)(b0 * q.sa) * bytes;
     q.b = (const char *)q.b + (size_t)(b0 * q.sb) * bytes;
     q.c = (char *)q.c + (size_t)(b0 * q.sc) * bytes;
-    dlg_l3_run_kernel(r, r->dev->zgemm[type_of(r)][kernel], (unsigned)tiles_of(&p), 1,
+    dlg_l3_run_kernel(r, r->dev->zgemm[type_of(r)][tile][kernel], (unsigned)tiles_of(&p, tile), 1,
                       (unsigned)(batch - b0 < zmax ? batch - b0 : zmax), DLG_ZGEMM_THREADS,
-                      type_of(r) ? DLG_CGEMM_SMEM : DLG_ZGEMM_SMEM, params, 1);
+                      smem[type_of(r)][tile], params, 1);
   }
 }
 
 /* The chunks of k as one batch strided along k into pooled partial
  * products (alpha applied, beta 0), then C = their sum + beta C, C seen as
  * the real matrix of twice its rows. */
-static void launch_split(dlg_factor_run *r, int kernel, const dlg_zgemm_args *a, int a_kc,
-                         int b_kc, int splits)
+static void launch_split(dlg_factor_run *r, int tile, int kernel, const dlg_zgemm_args *a,
+                         int a_kc, int b_kc, int splits)
 {
   const long long kchunk =
       ((a->k + splits - 1) / splits + DLG_ZGEMM_BK - 1) / DLG_ZGEMM_BK * DLG_ZGEMM_BK;
@@ -78,7 +103,7 @@ static void launch_split(dlg_factor_run *r, int kernel, const dlg_zgemm_args *a,
   p.k_last = a->k - last * kchunk < kchunk ? (int)(a->k - last * kchunk) : 0;
   p.sa = a_kc ? kchunk : kchunk * a->lda;
   p.sb = b_kc ? kchunk : kchunk * a->ldb;
-  launch(r, kernel, p, parts);
+  launch(r, tile, kernel, p, parts);
   if (!r->status) {
     void *rp[] = {&w, (void *)&a->c, &m2, &n, &parts, &ldc2, &beta};
     const long long blocks = (2 * mn + 255) / 256 < 4096 ? (2 * mn + 255) / 256 : 4096;
@@ -95,7 +120,7 @@ void dlg_cuda_zdmma(dlg_factor_run *r, const double alpha[2], dlg_dview a, int64
   const dlg_l3_product x = dlg_l3_column_major(a, sa, ca, b, sb, cb, c);
   const dlg_dview f = x.f, g = x.g, o = x.o;
   dlg_zgemm_args p;
-  int a_kc, b_kc, splits;
+  int a_kc, b_kc, splits, tile;
   if (r->status || !o.rows || !o.cols || !batch) return;
   sa = x.sf, sb = x.sg, ca = x.cf, cb = x.cg;
   memset(&p, 0, sizeof p);
@@ -108,9 +133,10 @@ void dlg_cuda_zdmma(dlg_factor_run *r, const double alpha[2], dlg_dview a, int64
   p.b = (const void *)(uintptr_t)g.p, p.ldb = b_kc ? g.cs : g.rs, p.sb = sb;
   p.c = (void *)(uintptr_t)o.p, p.ldc = o.cs, p.sc = sc;
   p.conj_a = ca != 0, p.conj_b = cb != 0;
-  splits = dlg_cuda_dmma_splits(r->dev, tiles_of(&p), p.k, batch);
-  if (splits > 1) launch_split(r, a_kc * 2 + b_kc, &p, a_kc, b_kc, splits);
-  else launch(r, a_kc * 2 + b_kc, p, batch);
+  tile = tile_for(&p);
+  splits = dlg_cuda_dmma_splits(r->dev, tiles_of(&p, tile), p.k, batch);
+  if (splits > 1) launch_split(r, tile, a_kc * 2 + b_kc, &p, a_kc, b_kc, splits);
+  else launch(r, tile, a_kc * 2 + b_kc, p, batch);
   if (!r->status && dlg_config_get()->verbose)
-    dlg_note("complex DMMA %dx%d tile, k in %d split(s)", DLG_ZGEMM_BM, DLG_ZGEMM_BN, splits);
+    dlg_note("complex DMMA %dx%d tile, k in %d split(s)", side[tile], side[tile], splits);
 }
