@@ -47,9 +47,11 @@ static long long tiles_of(const dlg_zgemm_args *p, int tile)
   return (long long)((p->m + side[tile] - 1) / side[tile]) * ((p->n + side[tile] - 1) / side[tile]);
 }
 
-/* The tile: the 32 x 32 one where C fills it a quarter better than the 64
- * x 64 (tiles_of times the area: 1.25x the smaller one's), else the 64 x
- * 64, whose blocks do more with each fragment; DLGEMM_ZGEMM_TILE pins one.
+/* The tile: for complex128 the 32 x 32 one where C fills it a quarter
+ * better than the 64 x 64 (tiles_of times the area: 1.25x the smaller
+ * one's), else the 64 x 64, whose blocks do more with each fragment;
+ * complex64 keeps the 64 x 64 (its batches of such sides go to the FFMA
+ * tiles; the 32 tile is unmeasured there); DLGEMM_ZGEMM_TILE pins one.
  * Measured with each pinned over batched complex128 products (H200,
  * session 39): 24^3 0.72-0.80 of cuBLAS on the 64 tile's tiny-kernel
  * alternative -> 1.22-1.24 on the 32 tile, 32^3 0.36-0.40 -> 0.94-1.00,
@@ -58,12 +60,12 @@ static long long tiles_of(const dlg_zgemm_args *p, int tile)
  * ran 5-10% faster (1.02-1.13 against 0.93-1.04), and single narrow
  * products (8-384 wide x 4096 x 4096) lost on the 32 tile: 0.70 of
  * cuBLAS against the embedding's 0.88. */
-static int tile_for(const dlg_zgemm_args *p)
+static int tile_for(const dlg_factor_run *r, const dlg_zgemm_args *p)
 {
   const int pin = dlg_config_get()->zgemm_tile;
   const double small = (double)tiles_of(p, 1) * side[1] * side[1],
                large = (double)tiles_of(p, 0) * side[0] * side[0];
-  return pin ? pin == 2 : 1.25 * small <= large;
+  return pin ? pin == 2 : !type_of(r) && 1.25 * small <= large;
 }
 
 static void launch(dlg_factor_run *r, int tile, int kernel, dlg_zgemm_args p, int64_t batch)
@@ -133,7 +135,7 @@ void dlg_cuda_zdmma(dlg_factor_run *r, const double alpha[2], dlg_dview a, int64
   p.b = (const void *)(uintptr_t)g.p, p.ldb = b_kc ? g.cs : g.rs, p.sb = sb;
   p.c = (void *)(uintptr_t)o.p, p.ldc = o.cs, p.sc = sc;
   p.conj_a = ca != 0, p.conj_b = cb != 0;
-  tile = tile_for(&p);
+  tile = tile_for(r, &p);
   splits = dlg_cuda_dmma_splits(r->dev, tiles_of(&p, tile), p.k, batch);
   if (splits > 1) launch_split(r, tile, a_kc * 2 + b_kc, &p, a_kc, b_kc, splits);
   else launch(r, tile, a_kc * 2 + b_kc, p, batch);
