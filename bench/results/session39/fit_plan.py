@@ -7,10 +7,15 @@ constants it prints, per cell, the plan the model takes and its own
 TFLOP/s against the best pinned one's; then the geometric mean of that
 share over the grid of constants, by each constant's value (the plateau).
 
-usage: fit_plan.py [PINS_DIR]"""
+With --changes, instead: the factorization-shaped products (m x n x k of
+256-16384 with a side or k of 32-512) whose plan differs from session 38's
+(its shape estimate and one-wave split-K, emulated), to measure first.
+
+usage: fit_plan.py [PINS_DIR] | fit_plan.py --changes"""
 import collections, glob, itertools, math, os, sys
 
-pins = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), 'pins')
+changes = sys.argv[1:] == ['--changes']
+pins = sys.argv[1] if len(sys.argv) > 1 and not changes else os.path.join(os.path.dirname(__file__), 'pins')
 data, dims = collections.defaultdict(dict), {}
 for f in glob.glob(os.path.join(pins, 'f_*.log')):
     cfg = os.path.basename(f)[2:-4]
@@ -77,6 +82,43 @@ def share(c, show=False):
 
 
 committed = (0.9, 0.7, 0.85, 3e12)
+
+
+def plan38(m, n, k):
+    """Session 38's choice: each shape's mean share of blocks times its work, one-wave split-K."""
+    def splits(sh):
+        t = tiles(m, n, sh)
+        if k < 1024 or 2 * t > 2 * SMS:
+            return 1
+        s = min(2 * SMS // t, k // 256)
+        return s if s >= 2 else 1
+
+    def estimate(sh):
+        s = splits(sh)
+        blocks = tiles(m, n, sh) * s
+        kc = k / s
+        thin = SHAPES[sh][2] == 3
+        cost = 1.1 + 0.4 * (256 / kc if kc > 256 else 1) if thin else 1
+        return max(blocks / SMS, 1) * SHAPES[sh][0] * SHAPES[sh][1] * cost * kc
+
+    best = 'wide'
+    if estimate('flat') < 0.9 * estimate('wide'):
+        best = 'flat'
+    if estimate(thin_of(m, n)) < 0.9 * estimate(best):
+        best = thin_of(m, n)
+    return best, splits(best)
+
+
+if changes:
+    seen = 0
+    for nb in (32, 64, 128, 256, 512):
+        for n in range(256, 16385, 256):
+            for mnk in ((n, n, nb), (n, nb, n), (nb, n, n), (n, nb, nb), (n, n - nb, nb)):
+                if min(mnk) > 0 and plan38(*mnk) != plan(*mnk, committed):
+                    seen += 1
+                    print(mnk, 'session 38', plan38(*mnk), 'now', plan(*mnk, committed))
+    print(seen, 'products change plan')
+    sys.exit(0)
 print('committed constants', committed, 'share of the best pinned time %.3f' % share(committed, True))
 grid = ((0.7, 0.8, 0.85, 0.9, 0.95, 1.0), (0.3, 0.4, 0.5, 0.7, 1.0), (0.8, 0.85, 0.9, 0.95), (1.5e12, 3e12, 5e12))
 res = [(share(c), c) for c in itertools.product(*grid)]
