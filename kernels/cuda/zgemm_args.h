@@ -42,8 +42,6 @@ typedef struct dlg_zgemm_args {
                                                                    : DLG_ZGEMM_BK * ((ROWS) + 4)))
 #define DLG_ZGEMM_STAGE_DOUBLES (DLG_ZGEMM_TILE(DLG_ZGEMM_BM) + DLG_ZGEMM_TILE(DLG_ZGEMM_BN))
 #define DLG_ZGEMM_SMEM (DLG_ZGEMM_STAGES * DLG_ZGEMM_STAGE_DOUBLES * 8)
-/* complex64's stages: the same tiles of floats */
-#define DLG_CGEMM_SMEM (DLG_ZGEMM_SMEM / 2)
 /* The small tile (dlg_<z|c>gemm_dmma32_*): 32 x 32 complex elements of C a
  * block (the real 64 x 32; each warp 16 complex rows by 16 columns, 16
  * accumulators a lane), four blocks an SM, for products with a side of a
@@ -53,6 +51,10 @@ typedef struct dlg_zgemm_args {
 #define DLG_ZGEMM_SMALL 32
 #define DLG_ZGEMM_SMALL_BLOCKS_PER_SM 4
 #define DLG_ZGEMM_SMALL_SMEM (DLG_ZGEMM_STAGES * 2 * DLG_ZGEMM_TILE(DLG_ZGEMM_SMALL) * 8)
-#define DLG_CGEMM_SMALL_SMEM (DLG_ZGEMM_SMALL_SMEM / 2)
+/* A kernel's shared memory, for the loader and the launches alike: the
+ * stages of the 64 x 64 tile or of the small one, complex64's the same
+ * tiles of floats (half the bytes). */
+#define DLG_ZGEMM_SMEM_OF(c64, small) \
+  (((small) ? DLG_ZGEMM_SMALL_SMEM : DLG_ZGEMM_SMEM) / ((c64) ? 2 : 1))
 
 #endif

@@ -145,7 +145,7 @@ static double plan_time(const dlg_cuda_device *dev, const dlg_dgemm_args *a, lon
   const long long kchunk = chunk_of(a->k, p.splits, &parts);
   const long long blocks = tiles_in(a, p.shape) * batch * parts;
   const long long q = (blocks + dev->sms - 1) / dev->sms;
-  const int resident = dev->dgemm_occ[p.shape] > 0 ? dev->dgemm_occ[p.shape] : 2;
+  const int resident = dev->dgemm_occ[p.shape]; /* >= 1: kernels.c's load_dmma */
   const long long rem = q % resident;
   const double cost = p.shape == THIN_M || p.shape == THIN_N ? thin_cost((double)kchunk) : 1;
   const double block =

@@ -296,15 +296,14 @@ static CUresult load_dmma(const dlg_cuda_api *cu, dlg_cuda_device *dev)
 static CUresult load_zdmma(const dlg_cuda_api *cu, dlg_cuda_device *dev)
 {
   static const char *const ab[4] = {"rr", "rk", "kr", "kk"}, *const tile[2] = {"", "32"};
-  static const int smem[2][2] = {{DLG_ZGEMM_SMEM, DLG_ZGEMM_SMALL_SMEM},
-                                 {DLG_CGEMM_SMEM, DLG_CGEMM_SMALL_SMEM}};
   char name[40];
   CUresult r = CUDA_SUCCESS;
   int t;
   for (t = 0; !r && t < 16; t++) { /* type t % 2, tile t / 2 % 2, layout t / 4 */
     const int ty = t % 2, ti = t / 2 % 2;
     snprintf(name, sizeof name, "dlg_%cgemm_dmma%s_%s", "zc"[ty], tile[ti], ab[t / 4]);
-    r = get_kernel(cu, dev, "zgemm_dmma", name, smem[ty][ti], &dev->zgemm[ty][ti][t / 4]);
+    r = get_kernel(cu, dev, "zgemm_dmma", name, DLG_ZGEMM_SMEM_OF(ty, ti),
+                   &dev->zgemm[ty][ti][t / 4]);
   }
   if (!r) r = get_kernel(cu, dev, "zgemm_dmma", "dlg_cgemm_splitk_reduce", 0, &dev->cgemm_reduce);
   if (r) memset(dev->zgemm, 0, sizeof dev->zgemm), dev->cgemm_reduce = NULL;

@@ -37,10 +37,8 @@ int dlg_cuda_zdmma_takes(dlg_factor_run *r, dlg_dview a, dlg_dview b, dlg_dview 
 }
 
 /* The tiles, square, by their index in dev->zgemm: 64 x 64 and 32 x 32
- * complex elements (zgemm_args.h), and each one's shared memory by type. */
+ * complex elements (zgemm_args.h). */
 static const int side[2] = {DLG_ZGEMM_BM, DLG_ZGEMM_SMALL};
-static const unsigned smem[2][2] = {{DLG_ZGEMM_SMEM, DLG_ZGEMM_SMALL_SMEM},
-                                    {DLG_CGEMM_SMEM, DLG_CGEMM_SMALL_SMEM}};
 
 static long long tiles_of(const dlg_zgemm_args *p, int tile)
 {
@@ -81,7 +79,7 @@ static void launch(dlg_factor_run *r, int tile, int kernel, dlg_zgemm_args p, in
     q.c = (char *)q.c + (size_t)(b0 * q.sc) * bytes;
     dlg_l3_run_kernel(r, r->dev->zgemm[type_of(r)][tile][kernel], (unsigned)tiles_of(&p, tile), 1,
                       (unsigned)(batch - b0 < zmax ? batch - b0 : zmax), DLG_ZGEMM_THREADS,
-                      smem[type_of(r)][tile], params, 1);
+                      DLG_ZGEMM_SMEM_OF(type_of(r), tile), params, 1);
   }
 }
 
