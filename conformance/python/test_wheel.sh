@@ -45,6 +45,20 @@ ok grep -q "^dlgemm [0-9.]*, $tmp/venv/.*/dlgemm/libdlgemm.so.0$" report.txt
 ok grep -q "^autoload for torch: off" report.txt
 ok grep -q "^autoload for JAX: off" report.txt
 
+# the routing table from a verdict file as rival_cache.c writes it: a bfloat16 NT class of
+# 768 x 3072 x 8184 (rival.c's key: m, n, k, batch quantized, then device, types, precision,
+# orientations, flags) to dlgemm, the same class with beta 0 to cuBLAS, a torn line skipped
+mkdir -p "$tmp/cache/dlgemm"
+printf '%s\n' "4e005e00670001000004100410001903 o" "4e005e00670001000004100410001902 t" "4e005e0067" \
+  > "$tmp/cache/dlgemm/rival-test.txt"
+XDG_CACHE_HOME=$tmp/cache "$venv" -m dlgemm routes > routes.txt
+cat routes.txt
+ok test "$(grep -c '^  dlgemm    bfloat16 -> bfloat16 NT .*m 768-895 .*n 3072-3583 .*k 7168-8191 .*batch 1 .*beta != 0$' routes.txt)" -eq 1
+ok test "$(grep -c '^  cuBLAS    bfloat16 -> bfloat16 NT .*k 7168-8191 .*beta 0$' routes.txt)" -eq 1
+ok test "$(grep -c '^  ' routes.txt)" -eq 2
+XDG_CACHE_HOME=$tmp/cache "$venv" -m dlgemm | grep -q "2 classes of cuBLAS calls measured: 1 to dlgemm, 1 left to cuBLAS"
+ok test $? -eq 0
+
 loaded='import sys; print(any("libdlgemm" in l for l in open("/proc/self/maps")))'
 ok test "$("$venv" -c "$loaded")" = False
 waiting='import sys; print(any(type(f).__name__ == "_AfterJax" for f in sys.meta_path))'

@@ -4,6 +4,8 @@
     python -m dlgemm autoload on     route every Python program's torch products
     python -m dlgemm autoload off    through dlgemm (measured, never slower), or not
                                      (JAX's dot_general: DLGEMM_JAX=1 alone)
+    python -m dlgemm routes          the routing table: every class of cuBLAS calls
+                                     measured on this machine, and who takes it
 
 The report: the version and where the library was loaded from; the CUDA
 devices the driver shows and whether the HIP runtime loads (each with why
@@ -17,6 +19,7 @@ import ctypes
 import ctypes.util
 import glob
 import os
+import struct
 import sys
 
 import _dlgemm_autoload as autoload
@@ -87,9 +90,69 @@ def settings():
     return lines
 
 
-def calibration():
+def cache_dir():
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    where = os.path.join(base, "dlgemm")
+    return os.path.join(base, "dlgemm")
+
+
+def _span(q):
+    """A quantized size (rival.c's quantize(): exact to 16, then the
+    leading three bits) as the sizes it stands for."""
+    if q <= 16:
+        return str(q)
+    e, r = divmod(q - 16, 8)
+    return "%d-%d" % (r << e, ((r + 1) << e) - 1)
+
+
+_TYPES = {(2, 16): "float16", (2, 32): "float32", (2, 64): "float64", (4, 16): "bfloat16"}
+_PRECISIONS = ("strict", "tf32", "3xtf32")
+
+
+def _layout(orient):
+    """Each operand's orientation as cuBLAS names it (rival.c's key: 1 when
+    its rows are contiguous, 2 its columns), A and B broadcast flagged."""
+    def one(bits, transposed):
+        return {1: transposed[0], 2: transposed[1]}.get(bits, "?")
+    text = one(orient & 3, "NT") + one(orient >> 2 & 3, "NT")
+    if orient >> 4 & 3 != 1:
+        text += " (C row-major)"
+    if orient & 0xc0:
+        text += " (%s broadcast)" % "+".join(x for x, bit in (("A", 0x40), ("B", 0x80))
+                                            if orient & bit)
+    return text
+
+
+def routes(path):
+    """The classes of a rival-*.txt verdict file, decoded (the last verdict
+    of a class stands, as rival_cache.c reads it): a line each, dlgemm's
+    first.  Lines that do not parse are skipped, as the library skips them."""
+    verdicts = {}
+    with open(path, errors="replace") as fh:
+        for line in fh:
+            words = line.split()
+            if len(words) == 2 and len(words[0]) == 32 and words[1] in ("o", "t"):
+                try:
+                    verdicts[bytes.fromhex(words[0])] = words[1] == "o"
+                except ValueError:
+                    pass
+    rows = []
+    for key, ours in verdicts.items():
+        m, n, k, batch = struct.unpack("<4H", key[:8])
+        device, code_in, bits_in, code_out, bits_out, precision, orient, flags = key[8:16]
+        kind = _TYPES.get((code_in, bits_in), "type %d/%d" % (code_in, bits_in))
+        out = _TYPES.get((code_out, bits_out), "type %d/%d" % (code_out, bits_out))
+        if kind == "float32" and precision < len(_PRECISIONS):
+            kind += " " + _PRECISIONS[precision]
+        rows.append((not ours, "%-9s %s -> %-8s %-5s m %-11s n %-11s k %-11s batch %-7s "
+                     "beta %s%s" % ("dlgemm" if ours else "cuBLAS", kind, out, _layout(orient),
+                                    _span(m), _span(n), _span(k), _span(batch),
+                                    "!= 0" if flags & 1 else "0",
+                                    "" if flags & 2 else ", not 16-byte aligned")))
+    return [text for _, text in sorted(rows)]
+
+
+def calibration():
+    where = cache_dir()
     files = sorted(glob.glob(os.path.join(where, "*.txt")))
     if not files:
         return ["calibration cache: %s (empty: the first host call on a GPU measures)" % where]
@@ -100,10 +163,13 @@ def calibration():
             text = fh.readlines()
         if os.path.basename(f).startswith("rival-"):
             # DLGEMM_CUBLAS=auto's verdicts, a class a line, the last one standing
-            verdicts = dict(l.split() for l in text if len(l.split()) == 2)
-            ours = sum(v == "o" for v in verdicts.values())
+            table = routes(f)
+            taken = [r for r in table if r.startswith("dlgemm")]
             lines.append("    %d classes of cuBLAS calls measured: %d to dlgemm, %d left to cuBLAS"
-                         % (len(verdicts), ours, len(verdicts) - ours))
+                         % (len(table), len(taken), len(table) - len(taken)))
+            lines.extend("    " + r for r in taken[:8])
+            if len(table) > min(len(taken), 8):
+                lines.append("    (python -m dlgemm routes: the whole table)")
         else:
             lines.extend("    " + l.rstrip() for l in text[:20])
     return lines
@@ -151,6 +217,15 @@ def main(argv):
         return report()
     if len(argv) == 2 and argv[0] == "autoload" and argv[1] in ("on", "off"):
         return switch(argv[1])
+    if argv == ["routes"]:
+        files = sorted(glob.glob(os.path.join(cache_dir(), "rival-*.txt")))
+        if not files:
+            print("no classes measured yet (%s has no rival-*.txt: DLGEMM_CUBLAS=auto "
+                  "measures each class on its first call)" % cache_dir())
+        for f in files:
+            print("%s:" % f)
+            print("\n".join("  " + r for r in routes(f)))
+        return 0
     print(__doc__.split("\n\n")[1], file=sys.stderr)
     return 2
 
