@@ -228,10 +228,11 @@ static int look(const dlg_cuda_api *cu, dlg_rival_call *c, CUevent *ev, int reps
  * where that is a measurement (not a failure to make one).  A first look
  * of RIVAL_REPS decides a class the rival wins, or that dlgemm wins by
  * RIVAL_CLEAR; a closer win is looked at again with RIVAL_CONFIRM_REPS, and
- * only that look decides.  Three calls a side had let the noise of a close
- * class give it to dlgemm now and then (the toggled torch models lost
- * 0.5-1.6% with every class measured within a few percent: bench/NOTES.md,
- * session 40). */
+ * only that look decides.  With three calls a side, the noise of a class
+ * where both are within a few percent (most of the torch models' classes,
+ * bench/NOTES.md sessions 30 and 34) can hand it to dlgemm now and then;
+ * the models toggled in one process lost 0.5-1.6% with routing on
+ * (sessions 32-33), which is suspected, not yet shown, to be that. */
 static int measure(const dlg_cuda_api *cu, dlg_rival_call *c, int *measured)
 {
   enum { EVENTS = 4 * (RIVAL_CONFIRM_REPS + 1) };
