@@ -232,7 +232,8 @@ static int look(const dlg_cuda_api *cu, dlg_rival_call *c, CUevent *ev, int reps
  * where both are within a few percent (most of the torch models' classes,
  * bench/NOTES.md sessions 30 and 34) can hand it to dlgemm now and then;
  * the models toggled in one process lost 0.5-1.6% with routing on
- * (sessions 32-33), which is suspected, not yet shown, to be that. */
+ * (sessions 32-33); with this second look GPT-2 training toggled at 0.999,
+ * every class cuBLAS's (session 40, two rounds on an H100). */
 static int measure(const dlg_cuda_api *cu, dlg_rival_call *c, int *measured)
 {
   enum { EVENTS = 4 * (RIVAL_CONFIRM_REPS + 1) };
