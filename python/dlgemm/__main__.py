@@ -114,8 +114,7 @@ def _layout(orient):
     def one(bits, transposed):
         return {1: transposed[0], 2: transposed[1]}.get(bits, "?")
     text = one(orient & 3, "NT") + one(orient >> 2 & 3, "NT")
-    if orient >> 4 & 3 != 1:
-        text += " (C row-major)"
+    text += {1: "", 2: " (C row-major)"}.get(orient >> 4 & 3, " (C strided both ways)")
     if orient & 0xc0:
         text += " (%s broadcast)" % "+".join(x for x, bit in (("A", 0x40), ("B", 0x80))
                                             if orient & bit)
@@ -159,8 +158,6 @@ def calibration():
     lines = ["calibration cache: %s" % where]
     for f in files:
         lines.append("  %s" % os.path.basename(f))
-        with open(f, errors="replace") as fh:
-            text = fh.readlines()
         if os.path.basename(f).startswith("rival-"):
             # DLGEMM_CUBLAS=auto's verdicts, a class a line, the last one standing
             table = routes(f)
@@ -171,7 +168,8 @@ def calibration():
             if len(table) > min(len(taken), 8):
                 lines.append("    (python -m dlgemm routes: the whole table)")
         else:
-            lines.extend("    " + l.rstrip() for l in text[:20])
+            with open(f, errors="replace") as fh:
+                lines.extend("    " + l.rstrip() for l in fh.readlines()[:20])
     return lines
 
 
