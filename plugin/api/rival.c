@@ -13,8 +13,12 @@
  * layers) pays the second, a GPU-bound one the first.  The real call is then
  * made once, by the winner, on the caller's C.  Later calls of the class
  * cost a table lookup.  While a CUDA graph is being captured nothing is
- * measured or taken (the capture must not sync, allocate or fail): the
- * rival's kernels are what the graph replays.  Verdicts are kept on disk
+ * measured (a measurement syncs): a new class is the rival's in that graph,
+ * and a class already dlgemm's is captured as dlgemm's launches, which are
+ * legal there - no sync and no host read of device memory, and workspaces
+ * from stream-ordered allocations, which a capture records as the graph's
+ * own allocation and free nodes (so a replay never shares a workspace with
+ * another graph or with eager calls).  Verdicts are kept on disk
  * (rival_cache.h), so a later process looks its classes up at once.
  */
 #include <math.h>
@@ -343,18 +347,20 @@ int dlg_rival_take(dlg_rival_call *c)
   if (cu->CtxGetDevice(&dev) != CUDA_SUCCESS || dev < 0 || dev >= DLG_MAX_DEVICES) return 0;
   c->a.device.device_type = c->b.device.device_type = c->c.device.device_type = kDLCUDA;
   c->a.device.device_id = c->b.device.device_id = c->c.device.device_id = (int32_t)dev;
-  if (cfg->rival == DLG_RIVAL_ON) return !capturing(cu, c->stream) && ours(c);
+  if (cfg->rival == DLG_RIVAL_ON) return ours(c);
 
   /* a class the rival has (or another thread is measuring) costs this lookup
-   * and nothing more: the capture is asked only where dlgemm may answer */
+   * and nothing more: the capture is asked only where a class is new, since
+   * nothing is measured while a graph is captured (a measurement syncs) */
   if (!__atomic_load_n(&cache_read[dev], __ATOMIC_ACQUIRE)) read_verdicts(cu, dev, c);
   key = key_of(c);
   pthread_mutex_lock(&table_lock);
   slot = slot_of(&key, 0, &state);
   pthread_mutex_unlock(&table_lock);
   c->settled = state == CLASS_THEIRS;
-  if (state == CLASS_THEIRS || state == CLASS_MEASURING || capturing(cu, c->stream)) return 0;
+  if (state == CLASS_THEIRS || state == CLASS_MEASURING) return 0;
   if (state == CLASS_FREE) {
+    if (capturing(cu, c->stream)) return 0;
     pthread_mutex_lock(&table_lock);
     slot = slot_of(&key, 1, &state);
     pthread_mutex_unlock(&table_lock);

@@ -43,9 +43,10 @@ int dlg_rival_enabled(void);
 
 /* 1 when dlgemm computed the call (on call->stream); 0 when the caller must
  * make it through the rival, untouched: DLGEMM_CUBLAS off, no usable
- * device, a CUDA graph being captured, a class of calls where the rival
- * measured faster (or is being measured on another thread), or a refusal
- * or failure of dlgemm's (which writes nothing). */
+ * device, a class not yet measured while a CUDA graph is being captured, a
+ * class of calls where the rival measured faster (or is being measured on
+ * another thread), or a refusal or failure of dlgemm's (which writes
+ * nothing). */
 int dlg_rival_take(dlg_rival_call *call);
 
 #endif
