@@ -181,6 +181,32 @@ static int thin_side(const dlg_hgemm_args *a)
 enum { FILL_KTILES = 3 };
 static const double KTILE_US = 0.69, REDUCE_LAUNCH_US = 3, HBM_BYTES_PER_US = 2.5e6;
 
+/* A thin tile's product (thin_side) streams its wide operand, so its time
+ * is at least that stream's: the operands and C at HBM speed once its
+ * blocks occupy half the SMs, at their share of it below that.  A block of
+ * the 128 x 64 tile streamed 36-37 KB a microsecond whatever the type
+ * (bfloat16 8192 x 32 x 8192, 64 blocks in 57 us: 2.35 TB/s; TF32 4096 x
+ * 16 x 4096, 32 blocks in 58 us; H100, session 41), so past half the SMs
+ * more chunks of k buy little but the reduce.  The compute estimate alone
+ * cut the 8192-wide bfloat16 / float16 products into chunks, 0.84-0.90 of
+ * cuBLAS, where one chunk ran at 0.93-1.02 (8 to 64 wide, every layout,
+ * each split pinned).  The floor decides only that, one chunk or the
+ * split the compute estimate chose (plan_wgmma): as a term of every
+ * estimate it moved the 4096-wide plans from four chunks to three, never
+ * measured.  16-bit only: TF32's thin products were measured at one, two
+ * and four chunks, and the floor was worse there (0.938 against 0.970);
+ * 3xTF32's three products are not in the compute estimate. */
+static double stream_us(const dlg_cuda_device *dev, long long rows, long long cols,
+                        const dlg_hgemm_args *a, long long batch, long long blocks, int s)
+{
+  const double es = 2, ces = a->c_type == DLG_HOUT_F32 ? 4 : 2;
+  const double share = 2.0 * (double)blocks / dev->sms;
+  /* C's bytes here only for one chunk: the reduce's estimate has them */
+  const double c_bytes = s > 1 ? 0 : (double)rows * cols * ces * (a->beta != 0 ? 2 : 1);
+  return ((double)(rows + cols) * (double)a->k * es + c_bytes) * (double)batch /
+         (HBM_BYTES_PER_US * (share < 1 ? share : 1));
+}
+
 /* w: the tile (-1: no kernel), tiles: of C over the batch (the launch
  * walks splits times as many) */
 typedef struct wgmma_plan { int w, splits, kchunk; long long tiles; } wgmma_plan;
@@ -189,7 +215,7 @@ typedef struct wgmma_plan { int w, splits, kchunk; long long tiles; } wgmma_plan
  * leave no chunk empty), and its estimated time. */
 static wgmma_plan split_plan(const dlg_cuda_device *dev, int kind, int v, int thin, long long rows,
                              long long cols, const dlg_hgemm_args *a, long long batch,
-                             long long ktiles, int s, double *us)
+                             long long ktiles, int s, int floored, double *us)
 {
   const long long chunk = (ktiles + s - 1) / s;
   const int w = pick_tile(dev, kind, v, thin, rows, cols, batch * s);
@@ -199,6 +225,10 @@ static wgmma_plan split_plan(const dlg_cuda_device *dev, int kind, int v, int th
   if (w < 0) return pl;
   *us = (double)((tiles * s + dev->sms - 1) / dev->sms) * (double)(chunk + FILL_KTILES) *
         KTILE_US * DLG_WGMMA_BM(w) * DLG_WGMMA_BN(w) / (128 * 256) / wgmma_rate[w];
+  if (floored) {
+    const double floor_us = stream_us(dev, rows, cols, a, batch, tiles * s, s);
+    if (floor_us > *us) *us = floor_us;
+  }
   if (s > 1)
     *us += REDUCE_LAUNCH_US + mn * (8.0 * s + ces * (a->beta != 0 ? 2 : 1)) / HBM_BYTES_PER_US;
   return pl;
@@ -229,19 +259,25 @@ static wgmma_plan plan_wgmma(const dlg_cuda_device *dev, int kind, int v, int th
   long long tiles1;
   int s;
   if (ktiles == 0) return (wgmma_plan){-1, 1, 0, 0};
-  best = split_plan(dev, kind, v, thin, rows, cols, a, batch, ktiles, 1, &best_us);
+  best = split_plan(dev, kind, v, thin, rows, cols, a, batch, ktiles, 1, 0, &best_us);
   tiles1 = best.tiles;
   if (best.w < 0 || !dev->narrow_reduce[0] || tiles1 * (pin ? pin : 2) > INT32_MAX) return best;
   if (pin) { /* the largest count at or below the pin that leaves no chunk empty */
     const long long chunk = (ktiles + (pin < ktiles ? pin : ktiles) - 1) / (pin < ktiles ? pin : ktiles);
-    return split_plan(dev, kind, v, thin, rows, cols, a, batch, ktiles, (int)((ktiles + chunk - 1) / chunk), &us);
+    return split_plan(dev, kind, v, thin, rows, cols, a, batch, ktiles, (int)((ktiles + chunk - 1) / chunk), 0, &us);
   }
   /* by choice, only products of fewer tiles than SMs, in chunks of 4
    * k-tiles or more (an estimate is trusted only where it was measured) */
   for (s = 2; tiles1 < dev->sms && s <= 64 && (ktiles + s - 1) / s >= 4; s++) {
     const long long chunk = (ktiles + s - 1) / s;
-    const wgmma_plan pl = split_plan(dev, kind, v, thin, rows, cols, a, batch, ktiles, s, &us);
+    const wgmma_plan pl = split_plan(dev, kind, v, thin, rows, cols, a, batch, ktiles, s, 0, &us);
     if ((ktiles + chunk - 1) / chunk == s && us < best_us) best = pl, best_us = us;
+  }
+  if (best.splits > 1 && thin && kind <= DLG_TC_BF16) { /* stream_us: one chunk, or this split */
+    double one_us, split_us;
+    const wgmma_plan one = split_plan(dev, kind, v, thin, rows, cols, a, batch, ktiles, 1, 1, &one_us);
+    split_plan(dev, kind, v, thin, rows, cols, a, batch, ktiles, best.splits, 1, &split_us);
+    if (one_us <= split_us) best = one;
   }
   return best;
 }
