@@ -93,10 +93,10 @@ int dlg_cuda_dmma_splits(const dlg_cuda_device *dev, long long tiles, long long 
  * k, a thin tile's thin_cost times that where SMs are full (its warps read
  * a third more from shared memory a DMMA; 1.5 at short k: batched 96^3 ran
  * 12% slower on thin tiles a third better filled, session 31).  Each shape
- * takes chunks of 1-4, 6 or 8 (each 256 of k or more; single products
- * only: the chunks are a batch), and the least time wins if it is under
- * NEW_PLAN of the wide tile's whole-k time, the incumbent (TMA-fed, its
- * last wave split: tail_splits).
+ * takes chunks of 1-4, 6, 8, 12, 16, 24, 32, 48 or 64 (each 256 of k or
+ * more; single products only: the chunks are a batch), and the least time
+ * wins if it is under NEW_PLAN of the wide tile's whole-k time, the
+ * incumbent (TMA-fed, its last wave split: tail_splits).
  *
  * Fitted with every shape and chunk count pinned (DLGEMM_DGEMM_TILE,
  * DLGEMM_DGEMM_SPLITS) over the 32 cells 48-384 wide x 4096 x 4096, every
@@ -113,7 +113,14 @@ int dlg_cuda_dmma_splits(const dlg_cuda_device *dev, long long tiles, long long 
  * 31) and the squares keep the wide tile whole.  DLGEMM_DGEMM_TILE=thin
  * puts every product on the better-filled thin tile, =flat on the flat
  * one, =wide on the wide one, DLGEMM_DGEMM_SPLITS=n cuts k in n chunks
- * (tests, measurements). */
+ * (tests, measurements).  The counts past 8 are for a tile or a few of C
+ * against a long k, QR's panel products (V1^T A2: 32 x 32 x 16384, one
+ * tile), which session 38's rule cut in up to 64 chunks: with 8 at most
+ * the reference LAPACK program's dgeqrf ran 1.72x slower at 16384 (2.59 s
+ * against 1.50; H100, session 42); with them 2.58-2.63 s -> 1.55-1.57
+ * (session 38's 1.54), 8192 0.79-0.81 -> 0.61-0.62 (H100, session 43), and
+ * no sweep cell's plan moves (bench/results/session42/plan_table.txt; the
+ * sampled FP64 cells 1.046 of cuBLAS both ways). */
 static const double LONE[SHAPES] = {0.9, 0.7, 0.7, 0.9};
 #define DMMA_FLOPS_PER_SM_S 0.45e12 /* H100 / H200: 60 TFLOP/s of 132 SMs */
 #define REDUCE_BYTES_PER_S 3e12
@@ -159,7 +166,7 @@ static double plan_time(const dlg_cuda_device *dev, const dlg_dgemm_args *a, lon
 
 static dmma_plan plan_for(const dlg_cuda_device *dev, const dlg_dgemm_args *a, long long batch)
 {
-  static const int chunks[] = {1, 2, 3, 4, 6, 8};
+  static const int chunks[] = {1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64};
   const int mode = dlg_config_get()->dgemm_tile; /* DLGEMM_DGEMM_TILE */
   const int thin = filled(a, THIN_M) >= filled(a, THIN_N) ? THIN_M : THIN_N;
   const int candidates[3] = {WIDE, FLAT, thin};
