@@ -6,6 +6,9 @@
  *   lu_column   one column of LU: the pivot search (IDAMAX's choice), the
  *               swap within the column, the scaling by 1/pivot (DGETRF2's
  *               N = 1 case, sfmin rule included)
+ *   lu_panel    LU of a panel of up to DLG_LU_PANEL_COLS columns in one launch
+ *               (DGETF2's order of work, lu_column's choices), a row a
+ *               thread held in registers, the grid's blocks in step
  *   laswp       row interchanges over a range of columns, in pivot order
  *   trsm_leaf   forward substitution with a lower triangle of order <= 32,
  *               for many vectors at once (columns for LU's U12, rows for
@@ -81,6 +84,169 @@ __device__ void lu_column(T *col, long long m, long long j, int *ipiv, int *info
   } else {
     for (long long i = j + 1 + threadIdx.x; i < m; i += blockDim.x) col[i] /= p;
   }
+}
+
+/* ---- lu_panel: a panel of LU in one launch ----
+ *
+ * Below 33 columns recursive.c's LU went on halving down to single
+ * columns: for each 32 columns of the matrix 32 lu_column, about 60 laswp
+ * and trsm leaves and 31 GEMMs, ~150 launches of a few microseconds that
+ * the GPU runs one after another (n = 16384: 18,176 GEMMs, ~85,000
+ * launches in all, the GEMMs' own time estimated at 60 ms of the 0.59 s the
+ * factorization took).  Here the panel (rows [j0, m), columns [j0, j0 + n),
+ * n <= DLG_LU_PANEL_COLS) is factored by one cooperative launch: the
+ * reference LAPACK program's dgetrf 0.59-0.61 s -> 0.37 at 16384, 0.22-0.23
+ * -> 0.12 at 8192 (H100, session 43, bench/results/session43).
+ *
+ * - Thread t of the grid holds row j0 + t of the panel in registers (NB
+ *   values: 64 of a double's registers; ptxas: 128 in all, no stack, so
+ *   2 blocks of 256 an SM, 67,584 rows on an H100; float 79), loaded and
+ *   stored once, so the 32 rank-1 updates cost no memory traffic;
+ *   recursive.c launches it only
+ *   where the grid covers the rows (blocks x threads >= m - j0) and all its
+ *   blocks are resident (the cooperative launch refuses otherwise).
+ * - Each column: every block finds its candidate (the first row of the
+ *   largest |a|, lu_column's rule) and writes it - its value, its row, the
+ *   whole row of the panel - to its slot; the thread holding row j writes
+ *   that row beside.  One grid barrier (an arrival count in global memory,
+ *   the cooperative launch's residency making the spin safe); then every
+ *   block reads all candidates and makes the same choice, so the pivot row
+ *   (the new row j, U's row) and the old row j (the new row p) come from
+ *   the slots with no second barrier.  The slots alternate by column's
+ *   parity: a block that is a column ahead writes the other half, and can
+ *   be no further ahead, the next barrier waiting for everyone.
+ * - Zero pivot: INFO, no interchange, no scaling, and the update still
+ *   done with the unscaled column (DGETF2's DGER; the recursion's GEMM of
+ *   the same column): zeros change nothing, NaNs spread as they would.
+ *   A NaN at row j is the pivot whatever follows (lu_column's rule).
+ * The arithmetic is DGETF2's right-looking order, not the recursion's
+ * (GEMM) order: the same factorization rounded differently, as reference
+ * LAPACK's DGETRF2 and DGETF2 differ. */
+enum { LU_NB = DLG_LU_PANEL_COLS, LU_THREADS = DLG_LU_PANEL_THREADS };
+
+template <typename T> struct lu_slot {
+  T row[LU_NB];
+  T v;
+  long long r;
+};
+static_assert(sizeof(lu_slot<double>) <= DLG_LU_SLOT_BYTES && sizeof(lu_slot<float>) <= DLG_LU_SLOT_BYTES,
+              "lapack_args.h's slot size");
+
+template <typename T>
+__device__ void lu_panel(T *a, long long lda, long long m, int j0, int n, int *ipiv, int *info,
+                         T sfmin, lu_slot<T> *slots, T *rowj, unsigned *arrived)
+{
+  __shared__ T su[LU_NB], sj[LU_NB];
+  __shared__ T wv[LU_THREADS / 32];
+  __shared__ long long wr[LU_THREADS / 32];
+  __shared__ long long piv_row;
+  __shared__ int piv_block;
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nb = (int)gridDim.x;
+  const long long row = j0 + (long long)blockIdx.x * LU_THREADS + threadIdx.x;
+  const bool mine = row < m;
+  const long long mm = m - j0, kk = mm < n ? mm : n;
+  T x[LU_NB];
+#pragma unroll
+  for (int c = 0; c < LU_NB; c++) x[c] = mine && c < n ? a[row + (j0 + c) * lda] : T(0);
+  for (int c = 0; c < kk; c++) {
+    const long long j = j0 + c;
+    lu_slot<T> *slot = slots + (c & 1) * nb;
+    T *rj = rowj + (c & 1) * LU_NB;
+    /* the block's candidate: the largest |a| of its rows j.., the first */
+    T xc = T(0); /* x[c], picked so that x stays in registers (c is not a constant) */
+#pragma unroll
+    for (int k = 0; k < LU_NB; k++)
+      if (k == c) xc = x[k];
+    T v = T(-1);
+    long long r = j;
+    if (mine && row >= j && absval(xc) > v) v = absval(xc), r = row;
+    for (int o = 16; o; o >>= 1) {
+      const T ov = __shfl_down_sync(0xffffffffu, v, o);
+      const long long orow = __shfl_down_sync(0xffffffffu, r, o);
+      if (ov > v || (ov == v && orow < r)) v = ov, r = orow;
+    }
+    if (lane == 0) wv[warp] = v, wr[warp] = r;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+      for (int w = 1; w < LU_THREADS / 32; w++)
+        if (wv[w] > v || (wv[w] == v && wr[w] < r)) v = wv[w], r = wr[w];
+      slot[blockIdx.x].v = v, slot[blockIdx.x].r = r;
+      piv_row = r;
+    }
+    __syncthreads();
+    if (mine && row == piv_row)
+#pragma unroll
+      for (int k = 0; k < LU_NB; k++) slot[blockIdx.x].row[k] = x[k];
+    if (mine && row == j)
+#pragma unroll
+      for (int k = 0; k < LU_NB; k++) rj[k] = x[k];
+    /* the grid barrier: this block's writes, then its arrival */
+    __syncthreads();
+    if (threadIdx.x == 0) {
+      __threadfence();
+      atomicAdd(arrived, 1u);
+      const unsigned target = (unsigned)(c + 1) * (unsigned)nb;
+      while (*(volatile unsigned *)arrived < target) {}
+      __threadfence();
+    }
+    __syncthreads();
+    /* every block: the same choice among the candidates (block order is
+     * row order, so ties keep the first row) */
+    if (warp == 0) {
+      T bv = T(-1);
+      long long br = j;
+      int bb = -1;
+      for (int b = lane; b < nb; b += 32) {
+        const T ov = __ldcg(&slot[b].v);
+        const long long orow = __ldcg(&slot[b].r);
+        if (ov > bv || (ov == bv && orow < br)) bv = ov, br = orow, bb = b;
+      }
+      for (int o = 16; o; o >>= 1) {
+        const T ov = __shfl_down_sync(0xffffffffu, bv, o);
+        const long long orow = __shfl_down_sync(0xffffffffu, br, o);
+        const int ob = __shfl_down_sync(0xffffffffu, bb, o);
+        if (ov > bv || (ov == bv && orow < br)) bv = ov, br = orow, bb = ob;
+      }
+      if (lane == 0) piv_row = br, piv_block = bb;
+    }
+    __syncthreads();
+    if (threadIdx.x < LU_NB) {
+      sj[threadIdx.x] = __ldcg(&rj[threadIdx.x]);
+      su[threadIdx.x] = piv_block >= 0 ? __ldcg(&slot[piv_block].row[threadIdx.x]) : T(0);
+    }
+    __syncthreads();
+    long long p = piv_row;
+    const T ajj = sj[c];
+    if (ajj != ajj || piv_block < 0) p = j; /* a NaN first, or nothing larger than -1 */
+    const T *u = p == j ? sj : su;
+    const T piv = u[c];
+    const bool zero = piv == T(0);
+    if (blockIdx.x == 0 && threadIdx.x == 0) {
+      ipiv[j] = (int)p + 1;
+      if (zero) atomicCAS(info, 0, (int)j + 1);
+    }
+    if (!zero && p != j && mine) {
+      if (row == j)
+#pragma unroll
+        for (int k = 0; k < LU_NB; k++) x[k] = su[k];
+      else if (row == p)
+#pragma unroll
+        for (int k = 0; k < LU_NB; k++) x[k] = sj[k];
+    }
+    if (mine && row > j) {
+      T l = !zero && row == p ? sj[c] : xc; /* row p now holds the old row j */
+      if (!zero) l = absval(piv) >= sfmin ? l * (T(1) / piv) : l / piv;
+#pragma unroll
+      for (int k = 0; k < LU_NB; k++) {
+        if (k == c) x[k] = l;
+        if (k > c) x[k] -= l * u[k];
+      }
+    }
+  }
+  if (mine)
+#pragma unroll
+    for (int c = 0; c < LU_NB; c++)
+      if (c < n) a[row + (j0 + c) * lda] = x[c];
 }
 
 /* Pivots k1..k2-1 (1-based absolute rows in ipiv) applied in order to the
@@ -304,6 +470,13 @@ template <typename T> __device__ void larft(T *t, const T *g, const T *tau, int 
       dlg_lu_column_##x(T *col, long long m, long long j, int *ipiv, int *info, T sfmin)         \
   {                                                                                              \
     lu_column<T>(col, m, j, ipiv, info, sfmin);                                                  \
+  }                                                                                              \
+  extern "C" __global__ void __launch_bounds__(DLG_LU_PANEL_THREADS)                            \
+      dlg_lu_panel_##x(T *a, long long lda, long long m, int j0, int n, int *ipiv, int *info,    \
+                       T sfmin, void *slots, T *rowj, unsigned *arrived)                         \
+  {                                                                                              \
+    lu_panel<T>(a, lda, m, j0, n, ipiv, info, sfmin, static_cast<lu_slot<T> *>(slots), rowj,     \
+                arrived);                                                                        \
   }                                                                                              \
   extern "C" __global__ void dlg_laswp_##x(T *a, long long ld, int ncols, const int *ipiv,       \
                                            int k1, int k2)                                       \

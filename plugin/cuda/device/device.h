@@ -19,7 +19,7 @@ enum { DLG_CUDA_MAX_MODULES = 24 };
 
 /* lapack.cu's kernels, in the order of its names (device.c) */
 enum { DLG_LU_COLUMN, DLG_LASWP, DLG_TRSM_LEAF, DLG_POTRF_LEAF, DLG_TRI_ADD, DLG_HOUSEHOLDER,
-       DLG_UNIT_LOWER, DLG_LARFT, DLG_LAPACK_KERNELS };
+       DLG_UNIT_LOWER, DLG_LARFT, DLG_LU_PANEL, DLG_LAPACK_KERNELS };
 
 /* level3.cu's kernels, in the order of its names (device.c); those from
  * cpack on exist for the complex types only */

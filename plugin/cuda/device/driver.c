@@ -117,14 +117,21 @@ static void launch_config(CUlaunchConfig *lc, CUlaunchAttribute *at, const unsig
   lc->attrs = at, lc->numAttrs = 1;
 }
 
+/* An attribute of one id, its value to be set. */
+static CUlaunchAttribute attribute(CUlaunchAttributeID id)
+{
+  CUlaunchAttribute at;
+  memset(&at, 0, sizeof at);
+  at.id = id;
+  return at;
+}
+
 CUresult dlg_cuda_launch_early(const dlg_cuda_api *cu, CUfunction f, const unsigned grid[3],
                                const unsigned block[3], unsigned smem, CUstream stream,
                                void **params)
 {
-  CUlaunchAttribute at;
+  CUlaunchAttribute at = attribute(CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION);
   CUlaunchConfig lc;
-  memset(&at, 0, sizeof at);
-  at.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
   at.value.programmaticStreamSerializationAllowed = 1;
   launch_config(&lc, &at, grid, block, smem, stream);
   if (!cu->LaunchKernelEx(&lc, f, params, NULL)) return CUDA_SUCCESS;
@@ -137,8 +144,7 @@ static void cluster_config(CUlaunchConfig *lc, CUlaunchAttribute *at, const unsi
                            const unsigned block[3], unsigned smem, CUstream stream,
                            unsigned cluster)
 {
-  memset(at, 0, sizeof *at);
-  at->id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+  *at = attribute(CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION);
   at->value.clusterDim.x = cluster, at->value.clusterDim.y = 1, at->value.clusterDim.z = 1;
   launch_config(lc, at, grid, block, smem, stream);
 }
@@ -150,6 +156,17 @@ CUresult dlg_cuda_launch_cluster(const dlg_cuda_api *cu, CUfunction f, const uns
   CUlaunchAttribute at;
   CUlaunchConfig lc;
   cluster_config(&lc, &at, grid, block, smem, stream, cluster);
+  return cu->LaunchKernelEx(&lc, f, params, NULL);
+}
+
+CUresult dlg_cuda_launch_together(const dlg_cuda_api *cu, CUfunction f, const unsigned grid[3],
+                                  const unsigned block[3], unsigned smem, CUstream stream,
+                                  void **params)
+{
+  CUlaunchAttribute at = attribute(CU_LAUNCH_ATTRIBUTE_COOPERATIVE);
+  CUlaunchConfig lc;
+  at.value.cooperative = 1;
+  launch_config(&lc, &at, grid, block, smem, stream);
   return cu->LaunchKernelEx(&lc, f, params, NULL);
 }
 

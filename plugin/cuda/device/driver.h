@@ -100,6 +100,12 @@ CUresult dlg_cuda_launch_cluster(const dlg_cuda_api *cu, CUfunction f, const uns
                                  const unsigned block[3], unsigned smem, CUstream stream,
                                  void **params, unsigned cluster);
 
+/* f with every block resident at once (a cooperative launch: blocks may
+ * wait for each other); the driver refuses a grid larger than fits. */
+CUresult dlg_cuda_launch_together(const dlg_cuda_api *cu, CUfunction f, const unsigned grid[3],
+                                  const unsigned block[3], unsigned smem, CUstream stream,
+                                  void **params);
+
 /* In *n, how many such clusters of f the device runs at once. */
 CUresult dlg_cuda_clusters_fit(const dlg_cuda_api *cu, CUfunction f, const unsigned grid[3],
                                const unsigned block[3], unsigned smem, unsigned cluster, int *n);

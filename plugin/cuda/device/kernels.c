@@ -90,7 +90,7 @@ static CUresult load_lapack(const dlg_cuda_api *cu, dlg_cuda_device *dev)
   static const char *const names[DLG_LAPACK_KERNELS] = {"lu_column", "laswp", "trsm_leaf",
                                                         "potrf_leaf", "tri_add",
                                                         "householder", "unit_lower",
-                                                        "larft"};
+                                                        "larft",       "lu_panel"};
   char name[48];
   CUresult r = CUDA_SUCCESS;
   int t;

@@ -64,6 +64,7 @@ static size_t work_bytes(const dlg_factor *f, size_t es)
 {
   switch (f->kind) {
   case DLG_POTRF: return (size_t)DLG_SYRK_LEAF * DLG_SYRK_LEAF * es;
+  case DLG_GETRF: return dlg_cuda_getrf_work(f->m, f->n, es);
   case DLG_GEQRF: return dlg_cuda_geqrf_work(f->m, f->n, es);
   case DLG_ORMQR: return dlg_cuda_ormqr_work(f->m, f->n, f->right, es);
   default: return 0;

@@ -5,10 +5,13 @@
  * LU is DGETRF2's recursion (Toledo's): factor the left half of the
  * columns, apply its interchanges to the right half, U12 = L11^-1 A12,
  * A22 -= A21 U12, factor A22, apply its interchanges to the left half.
- * Down to one column, where lu_column does IDAMAX, the swap and the
- * scaling.  Nearly all flops are in the A22 products, whose shapes halve
- * from (m - n/2) x n/2 x n/2 down; no panel ever goes to the host, so
- * pivots and INFO stay on the device and nothing is synchronised.
+ * Down to panels of 32 columns or fewer, which lu_panel factors in one
+ * launch (DGETF2's order within the panel; its grid holds a row a thread),
+ * or, where its grid would not fit the GPU at once, on down to one column,
+ * where lu_column does IDAMAX, the swap and the scaling.  Nearly all flops
+ * are in the A22 products, whose shapes halve from (m - n/2) x n/2 x n/2
+ * down; no panel ever goes to the host, so pivots and INFO stay on the
+ * device and nothing is synchronised.
  *
  * Cholesky (lower) is DPOTRF2's: L11 = chol(A11), L21 = A21 L11^-T,
  * A22 -= L21 L21^T (lower triangle only), L22 = chol(A22), with 32 x 32
@@ -21,6 +24,8 @@
  * The views, products and launches are steps.c's; QR is qr.c's.
  */
 #include <float.h>
+#include "core/errors.h"
+#include "cuda/device/driver.h"
 #include "cuda/lapack/recursive.h"
 #include "cuda/lapack/steps.h"
 #include "kernels/cuda/lapack_args.h"
@@ -28,7 +33,9 @@
 enum {
   LEAF = DLG_LAPACK_LEAF,
   LEAF_THREADS = DLG_LAPACK_LEAF_THREADS,
-  COLUMN_THREADS = DLG_LAPACK_COLUMN_THREADS
+  COLUMN_THREADS = DLG_LAPACK_COLUMN_THREADS,
+  PANEL = DLG_LU_PANEL_COLS,
+  PANEL_THREADS = DLG_LU_PANEL_THREADS
 };
 
 /* b = l^-1 b, l lower n x n (unit diagonal or not), b n x nb. */
@@ -74,6 +81,38 @@ static void lu_column(dlg_factor_run *r, dlg_dview a, int64_t j)
   dlg_step_launch(r, DLG_LU_COLUMN, 1, 1, COLUMN_THREADS, params);
 }
 
+/* lu_panel's workspace in r->work (dlg_cuda_getrf_work): a slot a block
+ * for each column parity, the row j of each, then a count a column. */
+static size_t panel_slots(int64_t m)
+{
+  return 2 * (size_t)((m + PANEL_THREADS - 1) / PANEL_THREADS) * DLG_LU_SLOT_BYTES;
+}
+
+size_t dlg_cuda_getrf_work(int64_t m, int64_t n, size_t es)
+{
+  return panel_slots(m) + 2 * PANEL * es + (size_t)(m < n ? m : n) * 4;
+}
+
+/* Columns [j0, j0 + n) (n <= PANEL) of rows [j0, m) of a on lu_panel: 1
+ * where queued (or the run has failed), 0 where its grid would not fit
+ * the GPU at once (the recursion's way then). */
+static int lu_panel(dlg_factor_run *r, dlg_dview a, int64_t j0, int64_t n)
+{
+  const int64_t mm = a.rows - j0, blocks = (mm + PANEL_THREADS - 1) / PANEL_THREADS;
+  const size_t es = dlg_elem_size(r->dtype);
+  CUdeviceptr slots = r->work, rowj = slots + panel_slots(a.rows),
+              arrived = rowj + 2 * PANEL * es + (CUdeviceptr)j0 * 4;
+  float sfmin_s = FLT_MIN;
+  double sfmin_d = DBL_MIN;
+  long long lda = a.cs, m = a.rows;
+  int jj = (int)j0, nn = (int)n;
+  void *sfmin = r->dtype == DLG_F64 ? (void *)&sfmin_d : (void *)&sfmin_s;
+  void *params[] = {&a.p, &lda, &m, &jj, &nn, &r->ipiv, &r->info, sfmin, &slots, &rowj, &arrived};
+  if (!r->work || blocks > INT32_MAX) return 0;
+  return dlg_step_launch_together(r, DLG_LU_PANEL, (unsigned)blocks, PANEL_THREADS, params) ==
+         CUDA_SUCCESS;
+}
+
 /* Columns [j0, j0 + n) of rows [j0, m) of a, as DGETRF2 factors its block. */
 static void getrf_block(dlg_factor_run *r, dlg_dview a, int64_t j0, int64_t n)
 {
@@ -83,6 +122,7 @@ static void getrf_block(dlg_factor_run *r, dlg_dview a, int64_t j0, int64_t n)
     lu_column(r, a, j0);
     return;
   }
+  if (n <= PANEL && lu_panel(r, a, j0, n)) return;
   n1 = dlg_step_split(kk), n2 = n - n1;
   getrf_block(r, a, j0, n1);
   laswp(r, a, j0 + n1, n2, j0, j0 + n1);
@@ -96,7 +136,16 @@ static void getrf_block(dlg_factor_run *r, dlg_dview a, int64_t j0, int64_t n)
 
 void dlg_cuda_getrf(dlg_factor_run *r, dlg_dview a)
 {
-  if (a.rows > 0 && a.cols > 0) getrf_block(r, a, 0, a.cols);
+  const int64_t k = a.rows < a.cols ? a.rows : a.cols;
+  const CUdeviceptr counts = r->work + panel_slots(a.rows) + 2 * PANEL * dlg_elem_size(r->dtype);
+  CUresult e;
+  if (a.rows <= 0 || a.cols <= 0 || r->status) return;
+  /* lu_panel's arrivals, a count a column, from zero */
+  if (r->work && (e = r->cu->MemsetD32Async(counts, 0, (size_t)k, r->stream))) {
+    r->status = dlg_fail(DLGEMM_ERR_BACKEND_FAILED, "CUDA memset failed: %s", dlg_cuda_error(e));
+    return;
+  }
+  getrf_block(r, a, 0, a.cols);
 }
 
 /* The lower triangle of c -= a a^T (c n x n, a n x k). */

@@ -40,6 +40,24 @@ void dlg_step_launch(dlg_factor_run *r, int kernel, unsigned gx, unsigned gy, un
                          dlg_cuda_error(e));
 }
 
+CUresult dlg_step_launch_together(dlg_factor_run *r, int kernel, unsigned blocks, unsigned threads,
+                                  void **params)
+{
+  const unsigned grid[3] = {blocks, 1, 1}, block[3] = {threads, 1, 1};
+  CUresult e;
+  if (r->status || (r->status = dlg_cuda_kernels(r->dev, DLG_KERNELS_LAPACK))) return CUDA_SUCCESS;
+  if (dlg_fault_injected(DLG_FAULT_LAUNCH)) {
+    r->status = dlg_fail(DLGEMM_ERR_BACKEND_FAILED, "CUDA kernel launch failed: %s",
+                         dlg_cuda_error(CUDA_ERROR_LAUNCH_FAILED));
+    return CUDA_SUCCESS;
+  }
+  e = dlg_cuda_launch_together(r->cu, r->dev->lapack[r->dtype == DLG_F64][kernel], grid, block, 0,
+                               r->stream, params);
+  /* refused (more blocks than fit at once, a driver without cooperative
+   * launches): nothing queued, the caller's other way instead */
+  return e;
+}
+
 static dlg_matrix matrix_of(dlg_dview v, int64_t batch_stride)
 {
   dlg_matrix x = {(void *)(uintptr_t)v.p, v.rows, v.cols, v.rs, v.cs, batch_stride};

@@ -27,7 +27,8 @@ typedef struct dlg_factor_run {
   CUdeviceptr ipiv, info;      /* int[min(m, n)], int: LAPACK's IPIV and INFO */
   CUdeviceptr tau;             /* GEQRF: min(m, n) elements, LAPACK's TAU */
   CUdeviceptr work;            /* POTRF: DLG_SYRK_LEAF^2 elements for SYRK's diagonal
-                                * blocks; GEQRF: dlg_cuda_geqrf_work bytes */
+                                * blocks; GEQRF: dlg_cuda_geqrf_work bytes; GETRF:
+                                * dlg_cuda_getrf_work bytes (or 0) */
   dlgemm_status status;
 } dlg_factor_run;
 
@@ -59,6 +60,14 @@ void dlg_step_gemm_batch(dlg_factor_run *r, double alpha, dlg_dview a, int64_t s
 /* lapack.cu's kernel (DLG_LU_COLUMN...) of the run's precision. */
 void dlg_step_launch(dlg_factor_run *r, int kernel, unsigned gx, unsigned gy, unsigned threads,
                      void **params);
+
+/* The same on a grid whose blocks all run at once (lapack.cu's lu_panel:
+ * its blocks wait for each other).  0 where it was queued, or where the run
+ * has failed (r->status says so); else the driver's refusal, nothing
+ * queued and the run as it was, for the caller to do the work another
+ * way. */
+CUresult dlg_step_launch_together(dlg_factor_run *r, int kernel, unsigned blocks, unsigned threads,
+                                  void **params);
 
 /* Blocks of `per` threads to cover n. */
 static inline unsigned dlg_step_blocks(int64_t n, int per) { return (unsigned)((n + per - 1) / per); }
