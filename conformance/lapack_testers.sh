@@ -15,6 +15,11 @@
 # threshold, error exits) is the same both ways.
 set -u
 lib=$1 dir=$2 prog=$3 input=$4 p=$5 expect=${6:-}
+# a build configured on one machine and run on another (the GPU machine's
+# carried build): the testers where that machine unpacked them
+if ! [ -x "$dir/$prog" -a -f "$dir/$input" ] && [ -x "${DEVDEPS_LAPACK_TESTS:-/nonexistent}/$prog" ]; then
+  dir=$DEVDEPS_LAPACK_TESTS
+fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work" || exit 1
