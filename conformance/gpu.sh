@@ -129,6 +129,12 @@ want sanitizer && for tool in memcheck racecheck; do
     grep -E "ERROR SUMMARY|RACECHECK SUMMARY|passed" "$out/sanitizer_${tool}_streamk_$streamk.log"
   done
 done
+# the factorizations' kernels (lapack.cu: lu_panel's grid barrier, the leaves), every test_lapack shape
+want sanitizer && for tool in memcheck racecheck; do
+  step "sanitizer_${tool}_lapack" compute-sanitizer --tool $tool --error-exitcode 9 \
+    $build/conformance/test_lapack gpu
+  grep -E "ERROR SUMMARY|RACECHECK SUMMARY|passed|FAIL" "$out/sanitizer_${tool}_lapack.log" | tail -3
+done
 want sanitizer && step sanitizer_memcheck_host env DLGEMM_FORCE=gpu compute-sanitizer --tool memcheck \
   --error-exitcode 9 $build/conformance/test_differential 12
 want sanitizer && for kernel in mma wgmma; do
