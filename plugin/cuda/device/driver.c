@@ -106,7 +106,7 @@ const char *dlg_cuda_error(CUresult r)
   return "unknown CUDA error";
 }
 
-/* A launch's configuration with one attribute, at. */
+/* A launch's configuration with one attribute, at (none where NULL). */
 static void launch_config(CUlaunchConfig *lc, CUlaunchAttribute *at, const unsigned grid[3],
                           const unsigned block[3], unsigned smem, CUstream stream)
 {
@@ -114,7 +114,17 @@ static void launch_config(CUlaunchConfig *lc, CUlaunchAttribute *at, const unsig
   lc->gridDimX = grid[0], lc->gridDimY = grid[1], lc->gridDimZ = grid[2];
   lc->blockDimX = block[0], lc->blockDimY = block[1], lc->blockDimZ = block[2];
   lc->sharedMemBytes = smem, lc->hStream = stream;
-  lc->attrs = at, lc->numAttrs = 1;
+  lc->attrs = at, lc->numAttrs = at != NULL;
+}
+
+/* f launched with that configuration. */
+static CUresult launch_with(const dlg_cuda_api *cu, CUfunction f, CUlaunchAttribute *at,
+                            const unsigned grid[3], const unsigned block[3], unsigned smem,
+                            CUstream stream, void **params)
+{
+  CUlaunchConfig lc;
+  launch_config(&lc, at, grid, block, smem, stream);
+  return cu->LaunchKernelEx(&lc, f, params, NULL);
 }
 
 /* An attribute of one id, its value to be set. */
@@ -131,12 +141,10 @@ CUresult dlg_cuda_launch_early(const dlg_cuda_api *cu, CUfunction f, const unsig
                                void **params)
 {
   CUlaunchAttribute at = attribute(CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION);
-  CUlaunchConfig lc;
   at.value.programmaticStreamSerializationAllowed = 1;
-  launch_config(&lc, &at, grid, block, smem, stream);
-  if (!cu->LaunchKernelEx(&lc, f, params, NULL)) return CUDA_SUCCESS;
-  lc.attrs = NULL, lc.numAttrs = 0; /* a driver without the attribute: in order */
-  return cu->LaunchKernelEx(&lc, f, params, NULL);
+  if (!launch_with(cu, f, &at, grid, block, smem, stream, params)) return CUDA_SUCCESS;
+  /* a driver without the attribute: in order */
+  return launch_with(cu, f, NULL, grid, block, smem, stream, params);
 }
 
 /* The same for clusters of `cluster` blocks along x. */
@@ -164,10 +172,8 @@ CUresult dlg_cuda_launch_together(const dlg_cuda_api *cu, CUfunction f, const un
                                   void **params)
 {
   CUlaunchAttribute at = attribute(CU_LAUNCH_ATTRIBUTE_COOPERATIVE);
-  CUlaunchConfig lc;
   at.value.cooperative = 1;
-  launch_config(&lc, &at, grid, block, smem, stream);
-  return cu->LaunchKernelEx(&lc, f, params, NULL);
+  return launch_with(cu, f, &at, grid, block, smem, stream, params);
 }
 
 CUresult dlg_cuda_clusters_fit(const dlg_cuda_api *cu, CUfunction f, const unsigned grid[3],

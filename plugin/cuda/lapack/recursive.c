@@ -88,9 +88,12 @@ static size_t panel_slots(int64_t m)
   return 2 * (size_t)((m + PANEL_THREADS - 1) / PANEL_THREADS) * DLG_LU_SLOT_BYTES;
 }
 
+/* Where the counts begin: past the slots and the two rows j. */
+static size_t panel_counts(int64_t m, size_t es) { return panel_slots(m) + 2 * PANEL * es; }
+
 size_t dlg_cuda_getrf_work(int64_t m, int64_t n, size_t es)
 {
-  return panel_slots(m) + 2 * PANEL * es + (size_t)(m < n ? m : n) * 4;
+  return panel_counts(m, es) + (size_t)(m < n ? m : n) * 4;
 }
 
 /* Columns [j0, j0 + n) (n <= PANEL) of rows [j0, m) of a on lu_panel: 1
@@ -101,7 +104,7 @@ static int lu_panel(dlg_factor_run *r, dlg_dview a, int64_t j0, int64_t n)
   const int64_t mm = a.rows - j0, blocks = (mm + PANEL_THREADS - 1) / PANEL_THREADS;
   const size_t es = dlg_elem_size(r->dtype);
   CUdeviceptr slots = r->work, rowj = slots + panel_slots(a.rows),
-              arrived = rowj + 2 * PANEL * es + (CUdeviceptr)j0 * 4;
+              arrived = slots + panel_counts(a.rows, es) + (CUdeviceptr)j0 * 4;
   float sfmin_s = FLT_MIN;
   double sfmin_d = DBL_MIN;
   long long lda = a.cs, m = a.rows;
@@ -137,7 +140,7 @@ static void getrf_block(dlg_factor_run *r, dlg_dview a, int64_t j0, int64_t n)
 void dlg_cuda_getrf(dlg_factor_run *r, dlg_dview a)
 {
   const int64_t k = a.rows < a.cols ? a.rows : a.cols;
-  const CUdeviceptr counts = r->work + panel_slots(a.rows) + 2 * PANEL * dlg_elem_size(r->dtype);
+  const CUdeviceptr counts = r->work + panel_counts(a.rows, dlg_elem_size(r->dtype));
   CUresult e;
   if (a.rows <= 0 || a.cols <= 0 || r->status) return;
   /* lu_panel's arrivals, a count a column, from zero */

@@ -26,36 +26,40 @@ int64_t dlg_step_split(int64_t n)
   return n >= 2 * leaf ? (h < n ? h : n - leaf) : n / 2;
 }
 
+static void launch_failed(dlg_factor_run *r, CUresult e)
+{
+  r->status = dlg_fail(DLGEMM_ERR_BACKEND_FAILED, "CUDA kernel launch failed: %s", dlg_cuda_error(e));
+}
+
+/* The run's kernel where it can still launch (NULL: it has failed, or
+ * the kernels do not load); an injected launch fault fails it here. */
+static CUfunction launchable(dlg_factor_run *r, int kernel)
+{
+  if (r->status || (r->status = dlg_cuda_kernels(r->dev, DLG_KERNELS_LAPACK))) return NULL;
+  if (dlg_fault_injected(DLG_FAULT_LAUNCH)) {
+    launch_failed(r, CUDA_ERROR_LAUNCH_FAILED);
+    return NULL;
+  }
+  return r->dev->lapack[r->dtype == DLG_F64][kernel];
+}
+
 void dlg_step_launch(dlg_factor_run *r, int kernel, unsigned gx, unsigned gy, unsigned threads,
                      void **params)
 {
+  const CUfunction f = launchable(r, kernel);
   CUresult e;
-  if (r->status || (r->status = dlg_cuda_kernels(r->dev, DLG_KERNELS_LAPACK))) return;
-  e = dlg_fault_injected(DLG_FAULT_LAUNCH)
-          ? CUDA_ERROR_LAUNCH_FAILED
-          : r->cu->LaunchKernel(r->dev->lapack[r->dtype == DLG_F64][kernel], gx, gy, 1, threads, 1,
-                                1, 0, r->stream, params, NULL);
-  if (e)
-    r->status = dlg_fail(DLGEMM_ERR_BACKEND_FAILED, "CUDA kernel launch failed: %s",
-                         dlg_cuda_error(e));
+  if (f && (e = r->cu->LaunchKernel(f, gx, gy, 1, threads, 1, 1, 0, r->stream, params, NULL)))
+    launch_failed(r, e);
 }
 
 CUresult dlg_step_launch_together(dlg_factor_run *r, int kernel, unsigned blocks, unsigned threads,
                                   void **params)
 {
   const unsigned grid[3] = {blocks, 1, 1}, block[3] = {threads, 1, 1};
-  CUresult e;
-  if (r->status || (r->status = dlg_cuda_kernels(r->dev, DLG_KERNELS_LAPACK))) return CUDA_SUCCESS;
-  if (dlg_fault_injected(DLG_FAULT_LAUNCH)) {
-    r->status = dlg_fail(DLGEMM_ERR_BACKEND_FAILED, "CUDA kernel launch failed: %s",
-                         dlg_cuda_error(CUDA_ERROR_LAUNCH_FAILED));
-    return CUDA_SUCCESS;
-  }
-  e = dlg_cuda_launch_together(r->cu, r->dev->lapack[r->dtype == DLG_F64][kernel], grid, block, 0,
-                               r->stream, params);
+  const CUfunction f = launchable(r, kernel);
   /* refused (more blocks than fit at once, a driver without cooperative
    * launches): nothing queued, the caller's other way instead */
-  return e;
+  return f ? dlg_cuda_launch_together(r->cu, f, grid, block, 0, r->stream, params) : CUDA_SUCCESS;
 }
 
 static dlg_matrix matrix_of(dlg_dview v, int64_t batch_stride)
