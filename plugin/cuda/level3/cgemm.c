@@ -201,15 +201,21 @@ static void split(dlg_factor_run *r, const double alpha[2], const problem *p, do
  * And complex128 batches down to 16 a side (session 39), on the 32 x 32
  * tile (zdmma.c): 16^3 0.61-0.62 of cuBLAS against the tiny kernels'
  * 0.54-0.60, 24^3 1.22-1.24 against 0.72-0.80, 32^3 0.94-1.00 against
- * 0.36-0.40. */
+ * 0.36-0.40.  The cap on complex128 batches (m n k up to 2^25) was
+ * measured while complex_gemm.c cut every batch into chunks of the
+ * embedding's 256 MB of workspace, the native kernels' too: at 2^25-2^30
+ * the native kernels then ran chunks of 1-26 entries, most under a wave.
+ * Given whole batches, pinned over the sweep's 96 complex128 attention
+ * cells (H100, session 44) they run 0.968-1.244 of cuBLAS (1.078) against
+ * the embedding's 0.306-1.0 (0.728), winning every cell: complex128
+ * batches have no cap. */
 int dlg_cuda_cgemm_native_wins(dlg_dtype type, int64_t m, int64_t n, int64_t k, int packs_a_only,
                                int64_t batch)
 {
   const int64_t lo = m < n ? m : n, hi = m < n ? n : m;
   const double mnk = (double)m * (double)n * (double)k;
   if (batch > 1)
-    return lo >= (type == DLG_C64 ? 48 : 16) &&
-           mnk <= (type == DLG_C64 && packs_a_only ? 1 << 21 : 1 << 25);
+    return type == DLG_C64 ? lo >= 48 && mnk <= (packs_a_only ? 1 << 21 : 1 << 25) : lo >= 16;
   if (type == DLG_C64)
     return lo >= 1000 && k >= 1000 && (m % 64 || n % 64) && mnk <= 0x1p37;
   return lo >= 48 && lo <= 64 && hi >= 1024 && k >= 1024;
@@ -288,41 +294,40 @@ static int small_k_wins(const problem *p, double beta, dlg_dtype type)
          (double)p->o.rows * (double)p->o.cols >= 65536.0;
 }
 
-void dlg_cuda_blas3_complex_batch(dlg_factor_run *r, const double alpha[2], dlg_dview a,
-                                  int64_t sa, int ca, dlg_dview b, int64_t sb, int cb,
-                                  double beta, dlg_dview c, int64_t sc, int64_t batch)
+/* The way a batch goes: its kind and, for the embedding, the orientation
+ * and whether it splits.  One choice for the run and for the workspace
+ * its callers set aside (dlg_cuda_cgemm_entry_bytes). */
+typedef enum { WAY_SIMT, WAY_NATIVE, WAY_SMALL_K, WAY_EXPAND, WAY_SPLIT } way_kind;
+typedef struct way {
+  way_kind kind;
+  const problem *p;
+} way;
+
+static way choose(dlg_factor_run *r, const problem ways[2], dlg_dview a, dlg_dview b,
+                  dlg_dview c, double beta, int64_t batch)
 {
-  const problem ways[2] = {
-      {a, b, c, ca, cb, sa, sb, sc},
-      {dlg_step_transposed(b), dlg_step_transposed(a), dlg_step_transposed(c), cb, ca, sb, sa,
-       sc}};
   const problem *p = &ways[0], *few_k = small_k_way(ways);
-  const int way = dlg_config_get()->cgemm_way, pin = way >= 1 && way <= 4 ? way - 1 : -1;
+  const int pinned = dlg_config_get()->cgemm_way;
+  const int pin = pinned >= 1 && pinned <= 4 ? pinned - 1 : -1; /* one of the embeddings */
   int w, splits = 0;
   double best = 0.8 * expand_cost(p, beta), cost;
-  if (r->status || !c.rows || !c.cols || !batch) return;
   /* complex64 on the FFMA tiles, no packing (csimt.h), where they win or
    * are pinned (DLGEMM_CGEMM_WAY=simt) */
-  if (((way == 0 && dlg_cuda_cgemm_simt_wins(r->dtype, p->o.rows, p->o.cols, p->f.cols, batch)) ||
-       way == 8) &&
-      dlg_cuda_csimt_takes(r, a, b, c)) {
-    dlg_cuda_csimt(r, alpha, a, sa, ca, b, sb, cb, beta, c, sc, batch);
-    return;
-  }
+  if (((pinned == 0 &&
+        dlg_cuda_cgemm_simt_wins(r->dtype, p->o.rows, p->o.cols, p->f.cols, batch)) ||
+       pinned == 8) &&
+      dlg_cuda_csimt_takes(r, a, b, c))
+    return (way){WAY_SIMT, p};
   /* the complex DMMA kernels, no packing (zdmma.h), where they win or
    * are pinned (DLGEMM_CGEMM_WAY=native; embed or one of the four pins
    * the embedding) */
-  if (((way == 0 && native_wins(p, batch, r->dtype)) || way == 5) &&
-      dlg_cuda_zdmma_takes(r, a, b, c)) {
-    dlg_cuda_zdmma(r, alpha, a, sa, ca, b, sb, cb, beta, c, sc, batch);
-    return;
-  }
+  if (((pinned == 0 && native_wins(p, batch, r->dtype)) || pinned == 5) &&
+      dlg_cuda_zdmma_takes(r, a, b, c))
+    return (way){WAY_NATIVE, p};
   /* no product at all where k is a few (DLGEMM_CGEMM_WAY=smallk: every
    * product csmallk can take) */
-  if (few_k && (way == 7 || (way == 0 && small_k_wins(few_k, beta, r->dtype)))) {
-    small_k(r, alpha, few_k, beta, batch);
-    return;
-  }
+  if (few_k && (pinned == 7 || (pinned == 0 && small_k_wins(few_k, beta, r->dtype))))
+    return (way){WAY_SMALL_K, few_k};
   for (w = 0; w < 4; w++) {
     if (w == 0) continue; /* the direct expansion: best's start */
     cost = w & 1 ? split_cost(&ways[w / 2], beta) : expand_cost(&ways[w / 2], beta);
@@ -332,12 +337,49 @@ void dlg_cuda_blas3_complex_batch(dlg_factor_run *r, const double alpha[2], dlg_
    * that way can take the call (split needs its F interleaved) */
   if (pin >= 0 && isfinite(pin & 1 ? split_cost(&ways[pin / 2], beta) : 0))
     p = &ways[pin / 2], splits = pin & 1;
-  if (splits) split(r, alpha, p, beta, batch);
-  else expand(r, alpha, p, beta, batch);
+  return (way){splits ? WAY_SPLIT : WAY_EXPAND, p};
 }
 
-size_t dlg_cuda_cgemm_entry_bytes(dlg_dtype complex_type, int64_t m, int64_t n, int64_t k)
+/* The problem and its transpose (C^T = op(B)^T op(A)^T). */
+static void orientations(problem ways[2], dlg_dview a, int64_t sa, int ca, dlg_dview b,
+                         int64_t sb, int cb, dlg_dview c, int64_t sc)
 {
+  ways[0] = (problem){a, b, c, ca, cb, sa, sb, sc};
+  ways[1] = (problem){dlg_step_transposed(b), dlg_step_transposed(a), dlg_step_transposed(c),
+                      cb, ca, sb, sa, sc};
+}
+
+void dlg_cuda_blas3_complex_batch(dlg_factor_run *r, const double alpha[2], dlg_dview a,
+                                  int64_t sa, int ca, dlg_dview b, int64_t sb, int cb,
+                                  double beta, dlg_dview c, int64_t sc, int64_t batch)
+{
+  problem ways[2];
+  way w;
+  if (r->status || !c.rows || !c.cols || !batch) return;
+  orientations(ways, a, sa, ca, b, sb, cb, c, sc);
+  w = choose(r, ways, a, b, c, beta, batch);
+  switch (w.kind) {
+  case WAY_SIMT: dlg_cuda_csimt(r, alpha, a, sa, ca, b, sb, cb, beta, c, sc, batch); break;
+  case WAY_NATIVE: dlg_cuda_zdmma(r, alpha, a, sa, ca, b, sb, cb, beta, c, sc, batch); break;
+  case WAY_SMALL_K: small_k(r, alpha, w.p, beta, batch); break;
+  case WAY_SPLIT: split(r, alpha, w.p, beta, batch); break;
+  case WAY_EXPAND: expand(r, alpha, w.p, beta, batch); break;
+  }
+}
+
+size_t dlg_cuda_cgemm_entry_bytes(dlg_factor_run *r, dlg_dview a, int64_t sa, int ca,
+                                  dlg_dview b, int64_t sb, int cb, double beta, dlg_dview c,
+                                  int64_t sc, int64_t batch)
+{
+  const int64_t m = c.rows, n = c.cols, k = a.cols;
+  problem ways[2];
+  orientations(ways, a, sa, ca, b, sb, cb, c, sc);
+  switch (choose(r, ways, a, b, c, beta, batch).kind) {
+  case WAY_SIMT: /* its split-K's partials only where the batch leaves SMs idle */
+  case WAY_NATIVE: /* no split-K in a batch */
+  case WAY_SMALL_K: return 0;
+  default: break;
+  }
   /* the larger of expand's (4mk + 2kn + 2mn) and split's (2kn + 4mn) reals */
-  return (size_t)(4 * m * k + 2 * k * n + 4 * m * n) * dlg_elem_size(dlg_real_of(complex_type));
+  return (size_t)(4 * m * k + 2 * k * n + 4 * m * n) * dlg_elem_size(dlg_real_of(r->dtype));
 }

@@ -30,8 +30,12 @@ int dlg_cuda_cgemm_native_wins(dlg_dtype type, int64_t m, int64_t n, int64_t k, 
  * FFMA tiles (csimt.h) by the measured rule (cgemm.c); complex128 never. */
 int dlg_cuda_cgemm_simt_wins(dlg_dtype type, int64_t m, int64_t n, int64_t k, int64_t batch);
 
-/* The workspace an entry may need at most (bytes), for callers that cut
- * a batch into chunks. */
-size_t dlg_cuda_cgemm_entry_bytes(dlg_dtype complex_type, int64_t m, int64_t n, int64_t k);
+/* The workspace an entry of this batch may need at most (bytes; the
+ * arguments dlg_cuda_blas3_complex_batch's), for callers that cut a batch
+ * into chunks: 0 where the way it goes packs nothing (the complex DMMA
+ * and FFMA kernels, csmallk), so that such a batch is one launch. */
+size_t dlg_cuda_cgemm_entry_bytes(dlg_factor_run *r, dlg_dview a, int64_t sa, int ca,
+                                  dlg_dview b, int64_t sb, int cb, double beta, dlg_dview c,
+                                  int64_t sc, int64_t batch);
 
 #endif

@@ -56,14 +56,21 @@ static dlg_dview op_view(const void *p, char trans, int64_t rows, int64_t cols, 
  * stays under BATCH_BYTES. */
 #define BATCH_BYTES ((size_t)256 << 20)
 
-/* A batch as batched real products (cgemm.h), in chunks. */
+/* A batch as batched real products (cgemm.h), in chunks: as large as the
+ * way cgemm.c takes lets its workspace be.  Chunks sized by the
+ * embedding's workspace where the complex DMMA kernels took the batch had
+ * cut complex128 attention values (2048 x 128 x 2048, 16 heads) into 16
+ * launches of 64 tiles each, 1024^3 x 16 into six of 2.9 waves (H100 ncu,
+ * session 44). */
 static void batched(dlg_factor_run *r, const dlg_gemm *g)
 {
   const dlg_level3 x = dlg_level3_of_gemm(g, 0);
   const int c_col = dlg_is_colmajor(&g->c);
   const int64_t sa = (c_col ? &g->a : &g->b)->bs, sb = (c_col ? &g->b : &g->a)->bs, sc = g->c.bs;
-  const size_t entry = dlg_cuda_cgemm_entry_bytes(g->dtype, x.m, x.n, x.k);
-  const size_t fit = BATCH_BYTES / (entry ? entry : 1);
+  const size_t entry = dlg_cuda_cgemm_entry_bytes(
+      r, op_view(x.a, x.transa, x.m, x.k, x.lda), sa, 0, op_view(x.b, x.transb, x.k, x.n, x.ldb),
+      sb, 0, x.beta[0], op_view(x.c, 'N', x.m, x.n, x.ldc), sc, g->batch);
+  const size_t fit = entry ? BATCH_BYTES / entry : 65535;
   const int64_t chunk = fit < 1 ? 1 : fit > 65535 ? 65535 : (int64_t)fit;
   int64_t p;
   for (p = 0; p < g->batch && !r->status; p += chunk) {
