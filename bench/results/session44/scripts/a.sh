@@ -1,5 +1,5 @@
 # session 44's first call: lu_panel under netlib's LAPACK testers with every xGETRF on the GPU and
-# under compute-sanitizer (session 43's call3.sh, first half), then ncu of the complex128 native DMMA
+# under compute-sanitizer (the first half of session 43's call3.sh, which this replaces), then ncu of the complex128 native DMMA
 # kernel against cuBLAS's ZGEMM on full tiles (what limits it: 0.78-0.83 of cuBLAS), and of the FP32
 # narrow kernels.  Carry .devdeps (prepare liblapack3 liblapack-test libtmglib3) and build-carry.tar.xz.
 source tools/device-carry-env.sh && B=build && O=$OUT

@@ -1,6 +1,6 @@
 # session 45's second call: bench/attempts/narrow-two-blocks.patch (the axpy narrow kernels of 64
 # accumulator registers at two blocks an SM, float32's 16 columns at 2 rows a lane) against HEAD on the
-# sweep's narrow cells of 5-16 wide, alternating, twice; then session 43's call3.sh `low` runs.
+# sweep's narrow cells of 5-16 wide, alternating, twice; then session 43's `low` runs (its call2.sh's, for the classes left under 0.95).
 # Carry .devdeps, build-carry.tar.xz and s45lib (s45lib/narrow2.so.0.xz: HEAD 456adad + the patch).
 source tools/device-carry-env.sh && O=$OUT
 mkdir -p /tmp/n2 && xz -dc s45lib/narrow2.so.0.xz > /tmp/n2/libdlgemm.so.0 && chmod +x /tmp/n2/libdlgemm.so.0
