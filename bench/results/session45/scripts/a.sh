@@ -1,8 +1,9 @@
 # session 45's first call: the whole sampled sweep twice on HEAD (issue 51's acceptance: every class
-# >= 0.95, no cell < 0.85, in two runs), then bench/attempts/narrow-two-blocks.patch against HEAD on
-# the narrow cells 8 and 16 wide (alternating, twice; and narrow-dot-r2.patch, s45lib/dotr2.so.0.xz), then racecheck of the factorizations' kernels
-# with what is left.  Carry .devdeps (prepare liblapack3 liblapack-test libtmglib3),
-# build-carry.tar.xz (tools/pack-build.sh) and s45lib (narrow2.so.0.xz: HEAD + the patch).
+# >= 0.95, no cell < 0.85, in two runs), then bench/attempts/narrow-two-blocks.patch and
+# narrow-dot-r2.patch against HEAD on the narrow cells 8 and 16 wide (alternating, twice), then
+# racecheck of the factorizations' kernels with what is left.  Carry .devdeps (prepare liblapack3
+# liblapack-test libtmglib3), build-carry.tar.xz (tools/pack-build.sh) and s45lib (narrow2.so.0.xz,
+# dotr2.so.0.xz: HEAD + each patch).
 source tools/device-carry-env.sh && O=$OUT
 nvidia-smi --query-gpu=name --format=csv,noheader | tee $O/gpu.log
 for i in 1 2; do timeout $(cap 200) $S --sample 4 > $O/sweep_$i.log 2>&1; grep -E '^class|^sweep|below' $O/sweep_$i.log | awk '$5+0 < 0.95 || /^sweep|below/'; done
