@@ -56,8 +56,15 @@ enum { DLG_NARROW_DOT = 0, DLG_NARROW_AXPY = 1 };
 /* Rows of W per lane: dot, R rows for each group of 8 lanes (4 groups a
  * warp, 8 warps a block, all on the block's whole k range); axpy, RT
  * consecutive rows (one warp wide, the 8 warps splitting k).  narrow.cu
- * says why; both keep R * bucket accumulators at 64 registers or fewer. */
-#define DLG_NARROW_DOT_R(t, nn) (((t) == DLG_NARROW_F64 && (nn) > 8) || (nn) > 16 ? 2 : 4)
+ * says why; both keep R * bucket accumulators at 64 registers or fewer.
+ * float32 at 16 columns takes R = 2 (32 accumulators, 110 registers, two
+ * blocks an SM) rather than 4 (64, 142-164 registers, one block): with one
+ * block of 8 warps an SM too few loads of W were in flight to keep HBM
+ * busy.  FP32 and 3xTF32 16-wide products with W k-contiguous went from
+ * 0.72-1.02 of cuBLAS to 0.76-1.25 (TN 16 x 4096 x 4096 0.75 -> 0.87-0.92;
+ * H100, session 46, two alternating runs). */
+#define DLG_NARROW_DOT_R(t, nn) \
+  (((t) == DLG_NARROW_F64 && (nn) > 8) || ((t) == DLG_NARROW_F32 && (nn) == 16) || (nn) > 16 ? 2 : 4)
 #define DLG_NARROW_AXPY_RT(t, nn) \
   (16 / DLG_NARROW_ES(t) < 64 / (nn) ? 16 / DLG_NARROW_ES(t) : 64 / (nn))
 /* The tensor-core dot kernels (16-bit W k-contiguous, 16-byte aligned, nn

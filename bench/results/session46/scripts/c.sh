@@ -1,0 +1,18 @@
+# the next session's first call (session 46 had too little device time left to start one):
+# bench/attempts/sgemm-last-wave.patch (any count of splits, the last wave charged by its fullest
+# SM) against HEAD on FP32's odd squares, alternating twice, then on lastwave_shapes.txt (30 random
+# FP32 shapes, 17-6000 a side, whose plan the patch changes by a host replica of the model), each
+# shape on both libraries in turn.  Carry .devdeps, build-carry.tar.xz
+# (tools/pack-build.sh from HEAD) and s46lib (lastwave.so.0.xz: HEAD + the patch).
+source tools/device-carry-env.sh && O=$OUT
+mkdir -p /tmp/lw && xz -dc s46lib/lastwave.so.0.xz > /tmp/lw/libdlgemm.so.0
+grep -E '^fp32 +.. odd' bench/results/session41/sweep/sweep_sample4_after_2.log > /tmp/odd.cells
+ow() { local tag=$1; shift; env "$@" timeout $(cap 12) $S --rerun /tmp/odd.cells --below 9 > $O/odd_$tag.log 2>&1; echo "odd $tag: $(grep '^sweep' $O/odd_$tag.log)"; }
+ow head_1 X=1; ow lastwave_1 LD_LIBRARY_PATH=/tmp/lw:$LD_LIBRARY_PATH; ow head_2 X=1; ow lastwave_2 LD_LIBRARY_PATH=/tmp/lw:$LD_LIBRARY_PATH
+base=$LD_LIBRARY_PATH
+while read -r t op m n k; do for lib in head lw; do
+  p=$base; [ $lib = lw ] && p=/tmp/lw:$base
+  LD_LIBRARY_PATH=$p timeout $(cap 8) build/bench/bench_shapes 10 "$t $op $m $n $k" | grep '^shape' | sed "s/^/$lib /"
+done; done < bench/results/session46/scripts/lastwave_shapes.txt > $O/random.log 2>&1
+awk '{r[$1]+=log($(NF-1)); c[$1]++} END {for (l in r) print l, "geomean", exp(r[l]/c[l]), "over", c[l]}' $O/random.log
+cd $O && tar czf c.tgz *.log
