@@ -12,8 +12,8 @@
  *
  * - Two kernels by W's layout.  W k-contiguous ("dot", e.g. decode's TN):
  *   a group of 8 lanes reads 128 bytes of a row per load (a whole L2 line)
- *   and owns R rows (DLG_NARROW_DOT_R: 4, or 2 where
- *   64 accumulators would leave one block an SM); 4 groups a warp, 8 warps
+ *   and owns R rows (DLG_NARROW_DOT_R: 4, or 2 where 64 accumulators
+ *   would leave one block an SM); 4 groups a warp, 8 warps
  *   a block, all walking the block's k range, so each row's nn sums are
  *   split over 8 lanes and added by 3 shuffles at the end.  W
  *   rows-contiguous ("axpy", GEMV's N): a lane owns RT consecutive rows

@@ -8,7 +8,8 @@
 # of the factorizations' kernels with what is left.  Carry .devdeps (prepare liblapack3
 # liblapack-test libtmglib3), build-carry.tar.xz
 # (tools/pack-build.sh), s45lib (narrow2.so.0.xz, dotr2.so.0.xz: HEAD + each patch) and s46lib
-# (splits.so.0.xz).
+# (splits.so.0.xz).  Ran in session 46 (logs in ../a/); since then narrow-dot-r2 is landed and
+# sgemm-any-splits.patch and its library are gone, folded into sgemm-last-wave.patch (c.sh).
 source tools/device-carry-env.sh && O=$OUT
 nvidia-smi --query-gpu=name --format=csv,noheader | tee $O/gpu.log
 for v in s45lib/narrow2:n2 s45lib/dotr2:d2 s46lib/splits:sp; do mkdir -p /tmp/${v#*:} && xz -dc ${v%:*}.so.0.xz > /tmp/${v#*:}/libdlgemm.so.0; done
