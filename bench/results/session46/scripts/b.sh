@@ -1,5 +1,6 @@
 # session 46's second call, ran (logs in ../b/): session 44's next2.sh and next3.sh, but for the
-# narrow A/B (a.sh's),# most wanted first: (1) ncu of GEMV cells (FP32 and complex64, ours and cuBLAS's); (2)
+# narrow A/B (a.sh's), most wanted first:
+# (1) ncu of GEMV cells (FP32 and complex64, ours and cuBLAS's); (2)
 # bench/attempts/sgemm-128x64-tiles.patch: test_cuda with each new tile pinned, then FP32 and 3xTF32
 # attention and batched cells: HEAD, the patch auto, each tile pinned; (3) session 43's `low` runs
 # (session 41's cells under 0.95, TF32 / FP32 / 3xTF32, pinned); (4) complex odd / narrow single
