@@ -12,8 +12,8 @@ source tools/device-carry-env.sh && O=$OUT
 mkdir -p /tmp/lw && xz -dc s46lib/lastwave.so.0.xz > /tmp/lw/libdlgemm.so.0
 grep -E '^fp32 +.. odd' bench/results/session41/sweep/sweep_sample4_after_2.log > /tmp/odd.cells
 ow() { local tag=$1; shift; env "$@" timeout $(cap 12) $S --rerun /tmp/odd.cells --below 9 > $O/odd_$tag.log 2>&1; echo "odd $tag: $(grep '^sweep' $O/odd_$tag.log)"; }
-ow head_1 X=1; ow lastwave_1 LD_LIBRARY_PATH=/tmp/lw:$LD_LIBRARY_PATH; ow head_2 X=1; ow lastwave_2 LD_LIBRARY_PATH=/tmp/lw:$LD_LIBRARY_PATH
-base=$LD_LIBRARY_PATH
+base=$LD_LIBRARY_PATH # .devdeps' libraries, kept behind each library under test
+ow head_1 X=1; ow lastwave_1 LD_LIBRARY_PATH=/tmp/lw:$base; ow head_2 X=1; ow lastwave_2 LD_LIBRARY_PATH=/tmp/lw:$base
 while read -r t op m n k; do for lib in head lw; do
   p=$base; [ $lib = lw ] && p=/tmp/lw:$base
   LD_LIBRARY_PATH=$p timeout $(cap 8) build/bench/bench_shapes 10 "$t $op $m $n $k" | grep '^shape' | sed "s/^/$lib /"
