@@ -31,6 +31,12 @@
  * 17 to 32 wide, on the narrow kernels' 32-column bucket
  * (DLGEMM_NARROW32=on: wherever auto would or would not take them).
  *
+ * With "complex" the same for complex64 (m or n to 16) and complex128 (to
+ * 8), strict FP32 / FP64 and real alpha and beta (dlgemm_matmul's), each
+ * part of C bounded by its own sums of magnitudes; the VERBOSE line must
+ * name the narrow kernels' complex form (DLGEMM_NARROW_COMPLEX=on: the
+ * default does not take them yet).
+ *
  * With "thin" the products of the wgmma kernels' 128 x 64 tile
  * (plugin/cuda/device/hgemm.c): a side of 17 to 64 against 1024 to 2000 of
  * the other and of k, batch 1, or (half the cases) batches of 2 to 6
@@ -41,7 +47,7 @@
  * answers only, TF32's with its inputs' rounding (2e-3 of the magnitudes,
  * as test_half).
  *
- * usage: test_narrow [cases [tiny|thin|narrow32]]   (DLGEMM_TEST_SEED replays a run;
+ * usage: test_narrow [cases [tiny|thin|narrow32|complex]]   (DLGEMM_TEST_SEED replays a run;
  * DLGEMM_NARROW_SPLITS pins the kernels' split of k).  Skips (77, reason
  * printed) where no CUDA backend is usable.
  */
@@ -53,8 +59,12 @@
 #include "gpu_probe.h"
 #include "testutil.h"
 
-typedef enum { F32, F64, F16, BF16 } type;
-static const size_t esize[] = {4, 8, 2, 2};
+typedef enum { F32, F64, F16, BF16, C64, C128 } type;
+static const size_t esize[] = {4, 8, 2, 2, 8, 16};
+
+/* A complex type's parts are two of its real type, re then im. */
+static type real_of(type t) { return t == C64 ? F32 : t == C128 ? F64 : t; }
+static int parts(type t) { return t == C64 || t == C128 ? 2 : 1; }
 
 static double get(type t, const void *p, int64_t i)
 {
@@ -78,7 +88,8 @@ static void put(type t, void *p, int64_t i, double v)
 
 static DLDataType dl_type(type t)
 {
-  DLDataType d = {t == BF16 ? kDLBfloat : kDLFloat, (uint8_t)(8 * esize[t]), 1};
+  DLDataType d = {t == BF16 ? kDLBfloat : parts(t) == 2 ? kDLComplex : kDLFloat,
+                  (uint8_t)(8 * esize[t]), 1};
   return d;
 }
 
@@ -108,7 +119,7 @@ static void make(const cudrv *cu, rng *r, operand *o, type t, int64_t rows, int6
   o->t = t;
   o->total = matrix * (bcast ? 1 : batch) + 64;
   o->host = malloc((size_t)o->total * esize[t]);
-  for (e = 0; e < o->total; e++) put(t, o->host, e, nan ? NAN : rng_unit(r));
+  for (e = 0; e < o->total * parts(t); e++) put(real_of(t), o->host, e, nan ? NAN : rng_unit(r));
   o->shape[0] = bcast ? 1 : batch, o->shape[1] = rows, o->shape[2] = cols;
   o->strides[0] = matrix, o->strides[1] = colmaj ? 1 : ld, o->strides[2] = colmaj ? ld : 1;
   o->tensor = (DLTensor){o->host, {kDLCPU, 0}, 3, dl_type(t), o->shape, o->strides, 0};
@@ -128,8 +139,10 @@ static long check(const operand *a, const operand *b, const operand *c, const vo
                   int64_t n, int64_t k, int64_t batch, double alpha, double beta,
                   double input_error)
 {
-  const double u = a->t == F64 ? 1.1102230246251565e-16 : 5.9604644775390625e-08;
-  const double uout = c->t == F64 ? 1.12e-16 : c->t == F32 ? 5.97e-8 : c->t == F16 ? 4.89e-4 : 3.91e-3;
+  const type ra = real_of(a->t), rb = real_of(b->t), rc = real_of(c->t);
+  const int cx = parts(c->t) - 1; /* 1: every operand complex */
+  const double u = ra == F64 ? 1.1102230246251565e-16 : 5.9604644775390625e-08;
+  const double uout = rc == F64 ? 1.12e-16 : rc == F32 ? 5.97e-8 : rc == F16 ? 4.89e-4 : 3.91e-3;
   char *mark = calloc((size_t)c->total, 1);
   long bad = 0;
   int64_t p, i, j, l;
@@ -139,27 +152,35 @@ static long check(const operand *a, const operand *b, const operand *c, const vo
     for (i = 0; i < m; i++)
       for (j = 0; j < n; j++) {
         const int64_t at = p * c->strides[0] + i * c->strides[1] + j * c->strides[2];
-        const double got = get(c->t, c->host, at);
-        long double ref = 0, mag = 0, bound;
+        long double ref[2] = {0, 0}, mag[2] = {0, 0}; /* re, im */
+        int q;
         for (l = 0; l < k; l++) {
-          const long double x =
-              (long double)get(a->t, a->host, pa + i * a->strides[1] + l * a->strides[2]) *
-              get(b->t, b->host, pb + l * b->strides[1] + j * b->strides[2]);
-          ref += x, mag += fabsl(x);
+          const int64_t ea = pa + i * a->strides[1] + l * a->strides[2];
+          const int64_t eb = pb + l * b->strides[1] + j * b->strides[2];
+          const long double ar = get(ra, a->host, (cx + 1) * ea), br = get(rb, b->host, (cx + 1) * eb);
+          const long double ai = cx ? get(ra, a->host, 2 * ea + 1) : 0,
+                            bi = cx ? get(rb, b->host, 2 * eb + 1) : 0;
+          ref[0] += ar * br - ai * bi, mag[0] += fabsl(ar * br) + fabsl(ai * bi);
+          ref[1] += ar * bi + ai * br, mag[1] += fabsl(ar * bi) + fabsl(ai * br);
         }
-        ref *= alpha, mag *= fabs(alpha);
-        if (beta != 0) {
-          const long double cv = get(c->t, c0, at);
-          ref += beta * cv, mag += fabsl(beta * cv);
-        }
-        bound = ((long double)(k + 4) * 2 * u + input_error) * mag + uout * fabsl(ref) + (c->t == F16 ? 6e-8 : 0) +
-                1e-300L;
         mark[at] = 1;
-        if (!(fabsl(got - ref) <= bound)) {
-          if (bad < 5)
-            fprintf(stderr, "  batch %lld C(%lld,%lld) = %.17g, expected %.17Lg (bound %.3Lg)\n",
-                    (long long)p, (long long)i, (long long)j, got, ref, bound);
-          bad++;
+        for (q = 0; q <= cx; q++) {
+          const double got = get(rc, c->host, (cx + 1) * at + q);
+          long double bound;
+          ref[q] *= alpha, mag[q] *= fabs(alpha);
+          if (beta != 0) {
+            const long double cv = get(rc, c0, (cx + 1) * at + q);
+            ref[q] += beta * cv, mag[q] += fabsl(beta * cv);
+          }
+          bound = ((long double)(k + 4) * 2 * u + input_error) * mag[q] + uout * fabsl(ref[q]) +
+                  (c->t == F16 ? 6e-8 : 0) + 1e-300L;
+          if (!(fabsl(got - ref[q]) <= bound)) {
+            if (bad < 5)
+              fprintf(stderr, "  batch %lld C(%lld,%lld)%s = %.17g, expected %.17Lg (bound %.3Lg)\n",
+                      (long long)p, (long long)i, (long long)j, cx ? (q ? ".im" : ".re") : "", got,
+                      ref[q], bound);
+            bad++;
+          }
         }
       }
   }
@@ -196,11 +217,13 @@ int main(int argc, char **argv)
   static const int long_side[] = {1024, 1031, 1297, 2000};
   static const int head_side[] = {128, 131, 256, 509}, head_k[] = {128, 160, 256, 384};
   static const double scalars[] = {0, 1, -0.75};
-  static const char *const names[] = {"float32", "float64", "float16", "bfloat16"};
+  static const char *const names[] = {"float32", "float64", "float16", "bfloat16", "complex64",
+                                      "complex128"};
   const int cases = argc > 1 ? atoi(argv[1]) : 100;
   const int tiny_mode = argc > 2 && !strcmp(argv[2], "tiny");
   const int thin_mode = argc > 2 && !strcmp(argv[2], "thin");
   const int n32_mode = argc > 2 && !strcmp(argv[2], "narrow32");
+  const int cx_mode = argc > 2 && !strcmp(argv[2], "complex");
   rng r = {test_seed("test_narrow")};
   int t, failed = 0;
   cudrv cu;
@@ -210,6 +233,7 @@ int main(int argc, char **argv)
   setenv("DLGEMM_VERBOSE", "1", 1); /* read once, on the first call */
   if (tiny_mode) setenv("DLGEMM_TINY", "on", 1); /* every size, not only where they win */
   if (n32_mode) setenv("DLGEMM_NARROW32", "on", 1); /* float32 17-32 wide, whether auto takes it or not */
+  if (cx_mode) setenv("DLGEMM_NARROW_COMPLEX", "on", 1); /* whether the default takes them or not */
   int reached = 0; /* cases on the 128 x 64 tile, or on the tiny kernels' 16-byte accesses */
   round_lds = thin_mode;
   if (!cuda_backend_usable("test_narrow")) return 77;
@@ -217,11 +241,14 @@ int main(int argc, char **argv)
   CU(cu.StreamCreate(&stream, CU_STREAM_NON_BLOCKING));
   for (t = 0; t < cases; t++) {
     /* float32 three times: strict, TF32 and 3xTF32, which take the same kernels */
-    const int kind = n32_mode ? (int[]){0, 4, 5}[rng_int(&r, 3)] : rng_int(&r, 6), tf32 = kind >= 4;
-    const type in = tf32 ? F32 : (type)kind;
+    const int kind = cx_mode ? 6 + rng_int(&r, 2) : n32_mode ? (int[]){0, 4, 5}[rng_int(&r, 3)]
+                                                             : rng_int(&r, 6);
+    const int tf32 = kind == 4 || kind == 5;
+    const type in = cx_mode ? (kind == 6 ? C64 : C128) : tf32 ? F32 : (type)kind;
     const type out = in == F16 || in == BF16 ? (type)((int[]){F32, F16, BF16})[rng_int(&r, 3)] : in;
     const int64_t nn = thin_mode  ? thin[rng_int(&r, 11)]
                        : n32_mode ? wide32[rng_int(&r, 6)]
+                       : in == C128 ? narrow[rng_int(&r, 5)] /* to 8 */
                                   : narrow[rng_int(&r, 7)];
     /* thin mode: half the cases batches of attention's second product
      * (seq x 17..64 x seq heads, seq 128-509), the rest long streams */
@@ -276,6 +303,7 @@ int main(int argc, char **argv)
     if (thin_mode ? (in == F16 || in == BF16) && alpha != 0 && tma_ok(&a) && tma_ok(&b) && !bcast &&
                         !strstr(log, "wgmma 128x64 tile")
         : tiny_mode ? !strstr(log, "tiny ")
+        : cx_mode   ? !strstr(log, " complex kernel")
                     : !strstr(log, "narrow ") && !tf32_tiles &&
                         !((in == F16 || in == BF16) && nn > 4 && strstr(log, "wgmma ")) &&
                         !(in == F64 && nn > 4 && strstr(log, "DMMA "))) {
@@ -306,6 +334,7 @@ int main(int argc, char **argv)
          tiny_mode ? "with m, n and k at most 64"
          : thin_mode ? "with a side of C 17 to 64 wide"
          : n32_mode  ? "of float32 with a side of C 17 to 32"
+         : cx_mode   ? "of complex64 / complex128 with a side of C at most 16 / 8"
                      : "with a side of C at most 16",
          cases - failed,
          failed);

@@ -66,6 +66,15 @@
  *   alpha, beta and C's type.  Split boundaries are multiples of
  *   DLG_NARROW_KALIGN (both kernels' steps).
  * - beta == 0 never reads C; alpha == 0 arrives as k == 0 (W and X not read).
+ * - Complex (the _c64 / _c128 kernels): the real kernel of twice the
+ *   columns on W's interleaved storage, so the main loops are the real
+ *   ones and there is no packing pass (cgemm.c's embedding had one or two
+ *   around the same stream).  Only the staging of X and the stores know:
+ *   dot multiplies W's row (wr, wi, ...) by X staged as (xr, -xi), (xi,
+ *   xr) row pairs, whose columns come out as C's re and im; axpy
+ *   multiplies W's row pairs (wr; wi) by X's (xr, xi) columns and adds the
+ *   four real products of each complex element in the store (stage says
+ *   which is which).
  */
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -171,16 +180,44 @@ static __device__ __forceinline__ void load_elems(unsigned *u, const T *p, int v
     if (e < valid) in<T>::put(u, e, p + e);
 }
 
+/* Where the sums go: CX_REAL C itself; the complex kernels' real product
+ * on the interleaved storage (narrow_args.h), whose columns are C's re, im
+ * (CX_COLS: the dot kernels) or whose row pairs are (CX_ROWS: axpy). */
+enum { CX_REAL, CX_COLS, CX_ROWS };
+
 /* X(l, j) for l in [c0, c0 + len), j < nn, into s[(l - c0) * sl + j * sj],
  * zero for columns nn to NN and for l - c0 in [len, fill): partial steps
  * and unused columns then multiply by zero.  Read along X's contiguous
- * dimension, so that the loads coalesce. */
-template <typename T, int NN>
+ * dimension, so that the loads coalesce.  Complex (CX): the real X the
+ * kernel multiplies by, from complex X(l, j) = xr + i xi (l, j counting
+ * complex elements): for CX_COLS, W's rows interleaved (wr, wi, ...) times
+ * rows 2l, 2l + 1 of columns 2j, 2j + 1 = (xr, -xi), (xi, xr) are C's re
+ * and im, so c0, len and fill count reals of k; for CX_ROWS, W's row pair
+ * (wr, wi) times columns 2j, 2j + 1 = xr, xi are the four real products
+ * that put_block adds up. */
+template <typename T, int NN, int CX = CX_REAL>
 static __device__ __forceinline__ void stage(typename in<T>::acc *s, const T *x,
                                              const dlg_narrow_args &a, int c0, int len, int fill,
                                              int sl, int sj)
 {
   typedef typename in<T>::acc A;
+  if constexpr (CX != CX_REAL) {
+    enum { KR = CX == CX_COLS ? 2 : 1, NC = NN / 2 }; /* reals of staged k a complex k */
+    const int l0 = c0 / KR, cl = len / KR, cf = fill / KR, nc = a.nn / 2;
+    const bool kfast = a.xks == 2; /* complex X k-contiguous */
+    for (int e = (int)threadIdx.x; e < cf * NC; e += THREADS) {
+      const int l = kfast ? e % cf : e / NC, j = kfast ? e / cf : e % NC;
+      A xr = A(0), xi = A(0);
+      if (l < cl && j < nc) {
+        const T *p = x + (long long)(l0 + l) * a.xks + (long long)j * a.xjs;
+        xr = p[0], xi = p[1];
+      }
+      A *d = s + KR * l * sl + 2 * j * sj;
+      d[0] = xr, d[sj] = xi;
+      if constexpr (CX == CX_COLS) d[sl] = -xi, d[sl + sj] = xr;
+    }
+    return;
+  }
   if (a.xks == 1) {
 #pragma unroll 1
     for (int j = 0; j < NN; j++)
@@ -202,21 +239,58 @@ static __device__ __forceinline__ void store(void *c, long long e, float r, floa
   C *p = static_cast<C *>(c) + e;
   *p = hconv::narrow<C>(beta != 0.f ? fmaf(beta, hconv::widen(*p), r) : r);
 }
-static __device__ __forceinline__ void store_c(const dlg_narrow_args &a, long long z, int i, int j,
-                                               float v)
+/* The same at element e of C's buffer. */
+static __device__ __forceinline__ void store_at(const dlg_narrow_args &a, long long e, float v)
 {
-  const long long e = z * a.sc + i * a.crs + j * a.ccs;
   const float r = (float)a.alpha * v, beta = (float)a.beta;
   if (a.c_type == DLG_HOUT_F16) store<__half>(a.c, e, r, beta);
   else if (a.c_type == DLG_HOUT_BF16) store<__nv_bfloat16>(a.c, e, r, beta);
   else store<float>(a.c, e, r, beta);
 }
-static __device__ __forceinline__ void store_c(const dlg_narrow_args &a, long long z, int i, int j,
-                                               double v)
+static __device__ __forceinline__ void store_at(const dlg_narrow_args &a, long long e, double v)
 {
-  double *p = static_cast<double *>(a.c) + z * a.sc + i * a.crs + j * a.ccs;
+  double *p = static_cast<double *>(a.c) + e;
   const double r = a.alpha * v;
   *p = a.beta != 0.0 ? __fma_rn(a.beta, *p, r) : r;
+}
+template <typename A>
+static __device__ __forceinline__ void store_c(const dlg_narrow_args &a, long long z, int i, int j,
+                                               A v)
+{
+  store_at(a, z * a.sc + i * a.crs + j * a.ccs, v);
+}
+
+/* Real sum (i, j) of the product, val(i, j), to C: itself (CX_REAL), C's
+ * part j % 2 of complex column j / 2 (CX_COLS); CX_ROWS takes the four
+ * sums of complex C(i, j) (rows 2i, 2i + 1, columns 2j, 2j + 1), so i is
+ * even here and j even. */
+template <int CX, typename A, typename F>
+static __device__ __forceinline__ void store_out(const dlg_narrow_args &a, long long z, int i, int j,
+                                                 F val)
+{
+  if constexpr (CX == CX_REAL) {
+    store_c(a, z, i, j, (A)val(i, j));
+  } else if constexpr (CX == CX_COLS) {
+    store_at(a, z * a.sc + i * a.crs + (j >> 1) * a.ccs + (j & 1), (A)val(i, j));
+  } else {
+    const long long e = z * a.sc + (i >> 1) * a.crs + (j >> 1) * a.ccs;
+    store_at(a, e, (A)(val(i, j) - val(i + 1, j + 1)));
+    store_at(a, e + 1, (A)(val(i, j + 1) + val(i + 1, j)));
+  }
+}
+
+/* Every sum of `rows` rows from row0 through store_out: CX_ROWS one
+ * complex element (a 2 x 2 block) each, the others one real, consecutive
+ * threads on consecutive rows. */
+template <int CX, typename A, typename F>
+static __device__ __forceinline__ void store_rows(const dlg_narrow_args &a, long long z, int rows,
+                                                  int row0, F val)
+{
+  enum { S = CX == CX_ROWS ? 2 : 1 };
+  for (int e = (int)threadIdx.x; e < rows * a.nn / (S * S); e += THREADS) {
+    const int i = row0 + S * (e % (rows / S)), j = S * (e / (rows / S));
+    if (i < a.rows) store_out<CX, A>(a, z, i, j, val);
+  }
 }
 
 /* The splits' partial sums of C(i, j) of batch entry z, added in split
@@ -237,7 +311,7 @@ static __device__ __forceinline__ A sum_splits(const dlg_narrow_args &a, long lo
 /* After a split's partials of `rows` rows from row0: the last of the
  * splits to arrive adds them all into C.  Inlined: as a called function
  * its saved registers spilled 12-68 bytes in four kernels. */
-template <typename A>
+template <int CX, typename A>
 static __device__ __forceinline__ void last_split(const dlg_narrow_args &a, int rows, int row0, int z)
 {
   /* (the count's index in 32 bits: a 64-bit one spilled dot_f32_8; it
@@ -249,10 +323,7 @@ static __device__ __forceinline__ void last_split(const dlg_narrow_args &a, int 
                             a.splits - 1))
     return;
   __threadfence(); /* the others' partials, counted before, are read after */
-  for (int e = (int)threadIdx.x; e < rows * a.nn; e += THREADS) {
-    const int i = row0 + e % rows, j = e / rows;
-    if (i < a.rows) store_c(a, z, i, j, sum_splits<A>(a, z, i, j));
-  }
+  store_rows<CX, A>(a, z, rows, row0, [&](int i, int j) { return sum_splits<A>(a, z, i, j); });
 }
 
 /* The block's sums, res[j * ROWS + i] for its ROWS rows from row0, to the
@@ -261,20 +332,24 @@ static __device__ __forceinline__ void last_split(const dlg_narrow_args &a, int 
  * With count, the last of these rows' splits to get here adds them all
  * into C: no second kernel, whose launch and few loads in flight cost 5-6
  * us of a 31 us FP32 GEMV (H100, ncu; bench/NOTES.md). */
-template <int ROWS, typename A>
+template <int ROWS, int CX, typename A>
 static __device__ __forceinline__ void put_block(const dlg_narrow_args &a, const A *res, int row0,
                                                  int s, int z)
 {
+  if (CX == CX_ROWS && !a.work) { /* a complex element from each 2 x 2 block */
+    store_rows<CX, A>(a, z, ROWS, row0, [&](int i, int j) { return res[j * ROWS + i - row0]; });
+    return;
+  }
   for (int e = (int)threadIdx.x; e < ROWS * a.nn; e += THREADS) {
     const int i = row0 + e % ROWS, j = e / ROWS;
     if (i >= a.rows) continue;
     if (a.work)
       static_cast<A *>(a.work)[(((long long)z * a.splits + s) * a.nn + j) * a.rows + i] = res[e];
     else
-      store_c(a, z, i, j, res[e]);
+      store_out<CX == CX_ROWS ? CX_REAL : CX, A>(a, z, i, j, [&](int, int) { return res[e]; });
   }
 #if __CUDA_ARCH__ >= 900 /* older targets: 4-60 bytes spilled; the reduce kernel instead */
-  if (a.work && a.count) last_split<A>(a, ROWS, row0, z);
+  if (a.work && a.count) last_split<CX, A>(a, ROWS, row0, z);
 #endif
 }
 
@@ -344,7 +419,7 @@ static __device__ __forceinline__ void dot_load(unsigned (&u)[dot_shape<T, NN>::
  *   f32, nn 1 (GEMV's T): two steps unrolled, 180 instructions for 8
  *     LDG.E.128 and 32 FFMA, the rest addresses: far from any limit.
  * No local memory in any variant (the sass_gates test holds them to it). */
-template <typename T, int NN, bool VEC>
+template <typename T, int NN, bool VEC, int CX>
 static __device__ __forceinline__ void dot_rows(const dlg_narrow_args &a, typename in<T>::acc *xs)
 {
   typedef dot_shape<T, NN> S;
@@ -374,7 +449,7 @@ static __device__ __forceinline__ void dot_rows(const dlg_narrow_args &a, typena
     const int len = min((int)KC, ke - c0), full = len / STEP;
     unsigned ring[D][R][4];
     __syncthreads(); /* the last chunk's readers are done with xs */
-    stage<T, NN>(xs, x, a, c0, len, (len + STEP - 1) / STEP * STEP, 1, S::PITCH);
+    stage<T, NN, CX>(xs, x, a, c0, len, (len + STEP - 1) / STEP * STEP, 1, S::PITCH);
     __syncthreads();
 #pragma unroll
     for (int d = 0; d + 1 < D; d++)
@@ -416,16 +491,18 @@ static __device__ __forceinline__ void dot_rows(const dlg_narrow_args &a, typena
 #pragma unroll
       for (int j = 0; j < NN; j++) xs[j * 32 * R + (int)(threadIdx.x / 8) * R + r] = acc[r][j];
   __syncthreads();
-  put_block<32 * R>(a, xs, (int)blockIdx.x * 32 * R, split, z);
+  put_block<32 * R, CX>(a, xs, (int)blockIdx.x * 32 * R, split, z);
 }
 
-template <typename T, int NN>
+/* CPLX: the complex kernel of NN / 2 columns (narrow_args.h). */
+template <typename T, int NN, bool CPLX = false>
 static __device__ __forceinline__ void dot(const dlg_narrow_args &a)
 {
   typedef dot_shape<T, NN> S;
+  enum { CX = CPLX ? CX_COLS : CX_REAL };
   __shared__ __align__(16) typename S::A xs[NN * S::PITCH];
-  if (a.vec) dot_rows<T, NN, true>(a, xs);
-  else dot_rows<T, NN, false>(a, xs);
+  if (a.vec) dot_rows<T, NN, true, CX>(a, xs);
+  else dot_rows<T, NN, false, CX>(a, xs);
 }
 
 /* ---- axpy: W rows-contiguous ---- */
@@ -485,7 +562,7 @@ static __device__ __forceinline__ void axpy_fma(
  *     broadcast), 32 HADD2.F32 (float16 to float); 128 registers.
  *   f64, nn 8: 4 LDG.E.128, 64 DFMA, 16 LDS.128; 118 registers.
  *   f32, nn 1 (GEMV's N): 4 LDG.E.128, 16 FFMA; 56 registers. */
-template <typename T, int NN, bool VEC>
+template <typename T, int NN, bool VEC, int CX>
 static __device__ __forceinline__ void axpy_rows(const dlg_narrow_args &a, typename in<T>::acc *sm)
 {
   typedef axpy_shape<T, NN> S;
@@ -506,7 +583,7 @@ static __device__ __forceinline__ void axpy_rows(const dlg_narrow_args &a, typen
   for (int c0 = kb; c0 < ke; c0 += KC) {
     const int len = min((int)KC, ke - c0);
     __syncthreads(); /* the last chunk's readers are done with sm */
-    stage<T, NN>(sm, x, a, c0, len, (len + GROUP - 1) / GROUP * GROUP, NN, 1);
+    stage<T, NN, CX>(sm, x, a, c0, len, (len + GROUP - 1) / GROUP * GROUP, NN, 1);
     __syncthreads();
     for (int g = warp * U; g < len; g += GROUP) {
       const T *p = w + (long long)(c0 + g) * a.ldw;
@@ -548,15 +625,16 @@ static __device__ __forceinline__ void axpy_rows(const dlg_narrow_args &a, typen
 #pragma unroll
       for (int j = 0; j < NN; j++) res[j * 32 * RT + lane * RT + r] = acc[r][j];
   __syncthreads();
-  put_block<32 * RT>(a, res, (int)blockIdx.x * 32 * RT, split, z);
+  put_block<32 * RT, CX>(a, res, (int)blockIdx.x * 32 * RT, split, z);
 }
 
-template <typename T, int NN>
+template <typename T, int NN, bool CPLX = false>
 static __device__ __forceinline__ void axpy(const dlg_narrow_args &a)
 {
+  enum { CX = CPLX ? CX_ROWS : CX_REAL };
   __shared__ __align__(16) typename axpy_shape<T, NN>::A sm[axpy_shape<T, NN>::ELEMS];
-  if (a.vec) axpy_rows<T, NN, true>(a, sm);
-  else axpy_rows<T, NN, false>(a, sm);
+  if (a.vec) axpy_rows<T, NN, true, CX>(a, sm);
+  else axpy_rows<T, NN, false, CX>(a, sm);
 }
 
 /* The splits' sums of each (batch entry, row, column), for the kernels
@@ -696,7 +774,7 @@ static __device__ __forceinline__ void tc(const dlg_narrow_args &a)
         if (j < a.nn) res[j * TC_ROWS + i] = acc[q][n][e];
       }
   __syncthreads();
-  put_block<TC_ROWS>(a, res, (int)blockIdx.x * TC_ROWS, split, z);
+  put_block<TC_ROWS, CX_REAL>(a, res, (int)blockIdx.x * TC_ROWS, split, z);
 }
 
 } /* namespace narrow */
@@ -729,6 +807,27 @@ DLG_NARROW_TYPES_OF(axpy)
  * the stream (narrow.c takes only what they were measured to win) */
 DLG_NARROW_KERNEL(dot, f32, float, 32)
 DLG_NARROW_KERNEL(axpy, f32, float, 32)
+
+/* The complex kernels, NC complex columns: the real kernel of 2 NC. */
+#define DLG_NARROW_CKERNEL(layout, name, T, NC)                                              \
+  extern "C" __global__ void __launch_bounds__(DLG_NARROW_THREADS,                          \
+                                               narrow::layout##_shape<T, 2 * NC>::MINB)     \
+      dlg_narrow_##layout##_##name##_##NC(const dlg_narrow_args a)                           \
+  {                                                                                          \
+    narrow::layout<T, 2 * NC, true>(a);                                                      \
+  }
+#define DLG_NARROW_COMPLEX_OF(layout)        \
+  DLG_NARROW_CKERNEL(layout, c64, float, 1)  \
+  DLG_NARROW_CKERNEL(layout, c64, float, 2)  \
+  DLG_NARROW_CKERNEL(layout, c64, float, 4)  \
+  DLG_NARROW_CKERNEL(layout, c64, float, 8)  \
+  DLG_NARROW_CKERNEL(layout, c64, float, 16) \
+  DLG_NARROW_CKERNEL(layout, c128, double, 1) \
+  DLG_NARROW_CKERNEL(layout, c128, double, 2) \
+  DLG_NARROW_CKERNEL(layout, c128, double, 4) \
+  DLG_NARROW_CKERNEL(layout, c128, double, 8)
+DLG_NARROW_COMPLEX_OF(dot)
+DLG_NARROW_COMPLEX_OF(axpy)
 
 /* dlg_narrow_tc_<f16|bf16>_<8|16>: the tensor-core dot kernels */
 #define DLG_NARROW_TC(name, T, NN)                                                            \

@@ -24,6 +24,14 @@
  * kernel; without it (these kernels on code older than sm_90, and
  * hgemm.c's split wgmma products) by dlg_narrow_reduce_*.  alpha == 0
  * arrives as k == 0: A and B are not read. */
+/* The complex kernels (dlg_narrow_<dot|axpy>_<c64|c128>_<bucket>, the
+ * bucket in complex columns) run the real kernel of twice the columns on
+ * the interleaved storage (narrow.cu says how): w, ldw, sw, rows and k
+ * describe W's real view (dot: rows x 2k, ldw twice W's; axpy: 2 rows x
+ * k, its rows re, im, re, ...), nn is twice C's complex columns, and X's
+ * and C's strides count reals: complex X(l, j) is x[z * sx + l * xks + j
+ * * xjs] and the real after it, C(i, j) likewise.  alpha and beta are
+ * real.  The workspace holds the real product's partial sums. */
 typedef struct dlg_narrow_args {
   const void *w, *x;
   void *c, *work;
@@ -39,12 +47,22 @@ typedef struct dlg_narrow_args {
 
 /* Input types, nn buckets (kernels for nn up to 1, 2, 4, 8, 16, and 32 for
  * float32 alone), layouts of W; the kernels are
- * dlg_narrow_<dot|axpy>_<f32|f64|f16|bf16>_<bucket>.  DLG_NARROW_MAX_NN is
- * the width every type has kernels for; float32 goes to DLG_NARROW_MAX_F32
- * (the other types' 17-64 wide products have their thin tensor-core
- * tiles). */
-enum { DLG_NARROW_F32, DLG_NARROW_F64, DLG_NARROW_F16, DLG_NARROW_BF16, DLG_NARROW_TYPES };
+ * dlg_narrow_<dot|axpy>_<f32|f64|f16|bf16|c64|c128>_<bucket>.
+ * DLG_NARROW_MAX_NN is the width every real type has kernels for; float32
+ * goes to DLG_NARROW_MAX_F32 (the other types' 17-64 wide products have
+ * their thin tensor-core tiles), the complex types to DLG_NARROW_WIDEST. */
+enum { DLG_NARROW_F32, DLG_NARROW_F64, DLG_NARROW_F16, DLG_NARROW_BF16, DLG_NARROW_C64,
+       DLG_NARROW_C128, DLG_NARROW_TYPES };
 enum { DLG_NARROW_BUCKETS = 6, DLG_NARROW_MAX_NN = 16, DLG_NARROW_MAX_F32 = 32 };
+/* The widest bucket of each type, in its own columns: complex64 is float32's
+ * 32 real columns, complex128 float64's 16. */
+#define DLG_NARROW_WIDEST(t)                                                          \
+  ((t) == DLG_NARROW_F32 ? DLG_NARROW_MAX_F32 : (t) == DLG_NARROW_C64 ? DLG_NARROW_MAX_F32 / 2 \
+   : (t) == DLG_NARROW_C128                   ? DLG_NARROW_MAX_NN / 2                  \
+                                              : DLG_NARROW_MAX_NN)
+/* A complex type's real one (the kernels' loads and FMAs), a real type itself. */
+#define DLG_NARROW_REAL(t) \
+  ((t) == DLG_NARROW_C64 ? DLG_NARROW_F32 : (t) == DLG_NARROW_C128 ? DLG_NARROW_F64 : (t))
 enum { DLG_NARROW_DOT = 0, DLG_NARROW_AXPY = 1 };
 
 #define DLG_NARROW_THREADS 256

@@ -203,6 +203,9 @@ static void load(void)
   /* float32 17 to 32 wide on the narrow kernels' 32-column bucket
    * (narrow.c): auto where measured to win, on / off for measurements */
   config.narrow32 = PARSE_CHOICE("DLGEMM_NARROW32", "auto, on or off", "auto", "on", "off");
+  /* complex products on the narrow kernels (narrow.c): off until measured
+   * on a GPU, on for tests and measurements */
+  config.narrow_complex = PARSE_CHOICE("DLGEMM_NARROW_COMPLEX", "off or on", "off", "on");
   /* a complex product's embedding pinned (plugin/cuda/level3/cgemm.c), so
    * that its model's choice can be measured against each of the others */
   config.cgemm_way = PARSE_CHOICE("DLGEMM_CGEMM_WAY",

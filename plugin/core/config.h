@@ -45,6 +45,7 @@ typedef struct dlg_config {
   dlgemm_precision fp32_mode; /* DLGEMM_FP32_MODE=strict|tf32|3xtf32: the BLAS shim's SGEMM policy */
   int narrow;             /* DLGEMM_NARROW=0: C with a side of 16 or less goes to the big tiles too */
   int narrow32;           /* DLGEMM_NARROW32: 0 auto, 1 on (float32 to 32 wide), 2 off (to 16); narrow.c */
+  int narrow_complex;     /* DLGEMM_NARROW_COMPLEX: 0 off, 1 on (complex to 16 / 8 wide); narrow.c */
   int cgemm_way;          /* DLGEMM_CGEMM_WAY: 0 auto, 1-4 an embedding, 5 native, 6 embed, 7 smallk, 8 simt (cgemm.c) */
   int zgemm_tile;         /* DLGEMM_ZGEMM_TILE: 0 auto, 1 the 64 x 64 tile, 2 the 32 x 32 (zdmma.c) */
   int narrow_splits;      /* DLGEMM_NARROW_SPLITS=N: pin the narrow kernels' split of k (0: choose) */

@@ -183,7 +183,7 @@ static CUresult narrow_kernel(const dlg_cuda_api *cu, dlg_cuda_device *dev, cons
 static CUresult load_narrow(const dlg_cuda_api *cu, dlg_cuda_device *dev)
 {
   static const char *const layout[2] = {"dot", "axpy"};
-  static const char *const type[DLG_NARROW_TYPES] = {"f32", "f64", "f16", "bf16"};
+  static const char *const type[DLG_NARROW_TYPES] = {"f32", "f64", "f16", "bf16", "c64", "c128"};
   enum { PER_LAYOUT = DLG_NARROW_TYPES * DLG_NARROW_BUCKETS };
   char name[48];
   CUresult r = CUDA_SUCCESS;
@@ -191,7 +191,7 @@ static CUresult load_narrow(const dlg_cuda_api *cu, dlg_cuda_device *dev)
   for (t = 0; !r && t < 2 * PER_LAYOUT; t++) {
     const int l = t / PER_LAYOUT, ty = t % PER_LAYOUT / DLG_NARROW_BUCKETS,
               b = t % DLG_NARROW_BUCKETS;
-    if (1 << b > DLG_NARROW_MAX_NN && ty != DLG_NARROW_F32) continue; /* float32 alone */
+    if (1 << b > DLG_NARROW_WIDEST(ty)) continue;
     snprintf(name, sizeof name, "dlg_narrow_%s_%s_%d", layout[l], type[ty], 1 << b);
     r = narrow_kernel(cu, dev, name, &dev->narrow[l][ty][b], &dev->narrow_occ[l][ty][b]);
   }

@@ -1,7 +1,8 @@
 /*
  * narrow.c - from a dlg_gemm whose C is at most 16 wide on one side, on
  * device memory, to launches of the narrow kernels (kernels/cuda/narrow.cu):
- * float32 under every precision policy, float64, float16 and bfloat16.
+ * float32 under every precision policy, float64, float16 and bfloat16, and
+ * complex64 / complex128 (complex_gemm.c asks).
  *
  * The rule (dlg_cuda_narrow_takes): min(m, n) <= 16, max(m, n) >= 256 and
  * k >= 256.  Such a product is a stream of its wide operand with at most 16
@@ -42,6 +43,17 @@
  * lane): on the 64-wide SIMT tiles 24 x 4096 x 4096 ran at 0.65-0.80 of
  * cuBLAS in every layout (H200, session 33), most of the tile padding;
  * widest() says where the bucket is taken (DLGEMM_NARROW32 pins it).
+ *
+ * A complex product is the real kernel of twice its columns on the
+ * operands' interleaved storage, X expanded as it is staged (narrow.cu):
+ * no pass before or after.  Through cgemm.c's real embedding the same
+ * complex64 GEMV was a packing or splitting pass (3-5 us), the real
+ * kernel (52 us) and for axpy a combining pass (3.6 us), 0.70-0.84 of
+ * cuBLAS at 1 to 16 columns (H100 ncu, session 46).  complex64 to 16
+ * columns (float32's 32-column bucket), complex128 to 8; only on code that
+ * adds its splits in the kernel (the reduce kernel is real).  Off unless
+ * DLGEMM_NARROW_COMPLEX=on: written in session 47, which had no GPU to
+ * measure it against the embedding on (bench/NOTES.md).
  */
 #include <stdint.h>
 #include <string.h>
@@ -81,10 +93,14 @@ int dlg_cuda_narrow_takes(dlg_cuda_device *dev, const dlg_gemm *g)
   int64_t m, n;
   /* 2^30: the kernels' row and k indices, and a split's end, stay in 32 bits;
    * widest() (a look at the layout) only for what passed the rest */
-  if (!dlg_config_get()->narrow || dlg_is_complex(g->dtype) || lo < 1 ||
-      lo > DLG_NARROW_MAX_F32 || hi < 256 || hi > INT32_MAX / 2 || g->k < 256 ||
-      g->k > INT32_MAX / 2 || lo > widest(g, lo) || dlg_cuda_kernels(dev, DLG_KERNELS_NARROW) ||
-      !dev->narrow_reduce[0])
+  if (!dlg_config_get()->narrow || lo < 1 || hi < 256 || g->k < 256 ||
+      dlg_cuda_kernels(dev, DLG_KERNELS_NARROW) || !dev->narrow_reduce[0])
+    return 0;
+  if (dlg_is_complex(g->dtype)) /* the real view doubles k or the rows (narrow_args.h) */
+    return dlg_config_get()->narrow_complex &&
+           lo <= DLG_NARROW_WIDEST(g->dtype == DLG_C64 ? DLG_NARROW_C64 : DLG_NARROW_C128) &&
+           hi <= INT32_MAX / 4 && g->k <= INT32_MAX / 4 && dev->narrow_sums_in_kernel;
+  if (lo > DLG_NARROW_MAX_F32 || hi > INT32_MAX / 2 || g->k > INT32_MAX / 2 || lo > widest(g, lo))
     return 0;
   /* alpha = 0 scales C: the narrow kernels' k = 0, no product to hand over */
   if (lo <= 4 || g->alpha == 0) return 1;
@@ -99,13 +115,14 @@ int dlg_cuda_narrow_takes(dlg_cuda_device *dev, const dlg_gemm *g)
 
 /* The kernels' view of g (narrow_args.h), and W's layout (DLG_NARROW_DOT
  * or _AXPY).  W(i, l) = w[i * wr + l * wk], one of the two strides 1 (the
- * layouts are canonical by now, core/gemm.h). */
+ * layouts are canonical by now, core/gemm.h); complex, the real view. */
 static int orient(const dlg_gemm *g, dlg_narrow_args *a)
 {
+  const int cx = dlg_is_complex(g->dtype);
   const int tr = g->m < g->n; /* m is the narrow side: C^T = B^T A^T */
   const dlg_matrix *w = tr ? &g->b : &g->a, *x = tr ? &g->a : &g->b;
   const int64_t wr = tr ? w->cs : w->rs, wk = tr ? w->rs : w->cs;
-  const long long per16 = 16 / (long long)dlg_elem_size(g->dtype_in);
+  const long long per16 = 16 / (long long)dlg_elem_size(dlg_real_of(g->dtype_in));
   memset(a, 0, sizeof *a);
   a->w = w->data, a->x = x->data, a->c = g->c.data;
   a->ldw = wk == 1 ? wr : wk;
@@ -115,6 +132,12 @@ static int orient(const dlg_gemm *g, dlg_narrow_args *a)
   a->rows = (int)(tr ? g->n : g->m), a->nn = (int)(tr ? g->m : g->n);
   a->k = g->alpha == 0 ? 0 : (int)g->k; /* C = beta * C, A and B not read (BLAS) */
   a->alpha = g->alpha, a->beta = g->beta;
+  if (cx) { /* strides in reals; W's rows or k doubled */
+    a->ldw *= 2, a->xks *= 2, a->xjs *= 2, a->crs *= 2, a->ccs *= 2;
+    a->sw *= 2, a->sx *= 2, a->sc *= 2, a->nn *= 2;
+    if (wk == 1) a->k *= 2;
+    else a->rows *= 2;
+  }
   a->vec = (uintptr_t)w->data % 16 == 0 && a->ldw % per16 == 0 && a->sw % per16 == 0;
   a->c_type = g->dtype == DLG_F16 ? DLG_HOUT_F16 : g->dtype == DLG_BF16 ? DLG_HOUT_BF16
                                                                          : DLG_HOUT_F32;
@@ -201,11 +224,16 @@ dlgemm_status dlg_cuda_narrow(dlg_cuda_device *dev, const dlg_gemm *g, CUstream 
 {
   char why[160];
   const dlg_cuda_api *cu = dlg_cuda_api_get(why, sizeof why);
-  const int type = g->dtype_in == DLG_F64   ? DLG_NARROW_F64
-                   : g->dtype_in == DLG_F16  ? DLG_NARROW_F16
-                   : g->dtype_in == DLG_BF16 ? DLG_NARROW_BF16
-                                             : DLG_NARROW_F32;
-  const size_t es = dlg_elem_size(g->dtype_in), ces = dlg_elem_size(g->dtype);
+  const int type = g->dtype_in == DLG_F64    ? DLG_NARROW_F64
+                   : g->dtype_in == DLG_F16   ? DLG_NARROW_F16
+                   : g->dtype_in == DLG_BF16  ? DLG_NARROW_BF16
+                   : g->dtype_in == DLG_C64   ? DLG_NARROW_C64
+                   : g->dtype_in == DLG_C128  ? DLG_NARROW_C128
+                                              : DLG_NARROW_F32;
+  const int real = DLG_NARROW_REAL(type), per = type == real ? 1 : 2; /* reals a column */
+  /* strides count reals (narrow_args.h) */
+  const size_t es = dlg_elem_size(dlg_real_of(g->dtype_in)),
+               ces = dlg_elem_size(dlg_real_of(g->dtype));
   const long long zmax = 65535;
   dlg_narrow_args a;
   int layout, bucket = 0, rows_per_block, splits = 1, occ, tc = 0;
@@ -215,12 +243,13 @@ dlgemm_status dlg_cuda_narrow(dlg_cuda_device *dev, const dlg_gemm *g, CUstream 
 
   if (!cu) return dlg_fail(DLGEMM_ERR_BACKEND_FAILED, "%s", why);
   layout = orient(g, &a);
-  while ((1 << bucket) < a.nn) bucket++;
-  rows_per_block = DLG_NARROW_BLOCK_ROWS(layout, type, 1 << bucket);
+  while ((1 << bucket) * per < a.nn) bucket++; /* in the type's own columns */
+  rows_per_block = DLG_NARROW_BLOCK_ROWS(layout, real, per << bucket);
   f = dev->narrow[layout][type][bucket], occ = dev->narrow_occ[layout][type][bucket];
   /* 16-bit W k-contiguous with more than 4 columns: the FP32 FMAs would
    * bound it, the tensor-core kernel (narrow.cu, "tc") takes it */
-  if (layout == DLG_NARROW_DOT && type >= DLG_NARROW_F16 && bucket >= 3 && a.vec &&
+  if (layout == DLG_NARROW_DOT && (type == DLG_NARROW_F16 || type == DLG_NARROW_BF16) &&
+      bucket >= 3 && a.vec &&
       dev->narrow_tc[type - DLG_NARROW_F16][bucket - 3]) {
     f = dev->narrow_tc[type - DLG_NARROW_F16][bucket - 3];
     occ = dev->narrow_tc_occ[type - DLG_NARROW_F16][bucket - 3];
@@ -234,13 +263,13 @@ dlgemm_status dlg_cuda_narrow(dlg_cuda_device *dev, const dlg_gemm *g, CUstream 
     p.c = (char *)a.c + b0 * a.sc * (long long)ces;
     split(dev, occ, (long long)nb * ((a.rows + rows_per_block - 1) / rows_per_block), es, &p);
     if (!b0) splits = p.splits;
-    r = launch(cu, dev, f, type == DLG_NARROW_F64, p, rows_per_block, nb, stream);
+    r = launch(cu, dev, f, real == DLG_NARROW_F64, p, rows_per_block, nb, stream);
   }
   if (r)
     return dlg_fail(DLGEMM_ERR_BACKEND_FAILED, "CUDA kernel launch failed: %s", dlg_cuda_error(r));
   if (dlg_config_get()->verbose) /* the DLGEMM_VERBOSE line says which kernel (tests look) */
-    dlg_note("narrow %s kernel, nn %d of %d, k in %d split(s)",
-             tc ? "tensor-core dot" : layout == DLG_NARROW_DOT ? "dot" : "axpy", a.nn, 1 << bucket,
-             splits);
+    dlg_note("narrow %s%s kernel, nn %d of %d, k in %d split(s)",
+             tc ? "tensor-core dot" : layout == DLG_NARROW_DOT ? "dot" : "axpy",
+             per == 2 ? " complex" : "", a.nn / per, 1 << bucket, splits);
   return DLGEMM_OK;
 }

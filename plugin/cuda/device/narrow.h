@@ -1,6 +1,7 @@
 /*
  * narrow.h - products whose C is at most 16 wide on one side (GEMV-like,
- * decode) on the narrow kernels (narrow.cu), for every real type.
+ * decode) on the narrow kernels (narrow.cu), for every real type and,
+ * through the real kernels on their interleaved storage, complex ones.
  */
 #ifndef DLG_CUDA_NARROW_H
 #define DLG_CUDA_NARROW_H

@@ -16,9 +16,12 @@
  * leaves the rest to the next BLAS, as the real engine does with its tiles.
  *
  * Products whose m, n and k are all 64 or less go to the tiny kernels
- * instead (cuda/device/tiny.c), the whole batch in one launch - except
- * the batches cgemm.c's rules give to the complex DMMA kernels or to
- * complex64's FFMA tiles (tiny_first).
+ * instead (cuda/device/tiny.c), the whole batch in one launch - except the
+ * batches cgemm.c's rules give to the complex DMMA kernels or to
+ * complex64's FFMA tiles (tiny_first).  Under DLGEMM_NARROW_COMPLEX=on a C
+ * at most 16 wide on one side (8 for complex128) against 256 or more of
+ * the other and of k goes to the narrow kernels (cuda/device/narrow.c):
+ * one launch, no packing pass.
  *
  * The imaginary parts of alpha and beta are 0: dlgemm_matmul's are real.
  */
@@ -27,6 +30,7 @@
 #include "core/errors.h"
 #include "core/level3.h"
 #include "cpu/backend.h"
+#include "cuda/device/narrow.h"
 #include "cuda/device/tiny.h"
 #include "cuda/level3/blas3.h"
 #include "cuda/level3/cgemm.h"
@@ -109,6 +113,7 @@ dlgemm_status dlg_cuda_complex_device(dlg_cuda_device *dev, const dlg_cuda_api *
   dlg_factor_run r = {0};
   int64_t p;
   if (tiny_first(dev, g)) return dlg_cuda_tiny(dev, g, stream);
+  if (dlg_cuda_narrow_takes(dev, g)) return dlg_cuda_narrow(dev, g, stream);
   r.dev = dev, r.cu = cu, r.stream = stream, r.dtype = g->dtype, r.precision = g->precision;
   if (g->batch > 1 && g->k > 0 && g->alpha != 0) {
     batched(&r, g);
