@@ -261,9 +261,9 @@ static __device__ __forceinline__ void store_c(const dlg_narrow_args &a, long lo
 }
 
 /* Real sum (i, j) of the product, val(i, j), to C: itself (CX_REAL), C's
- * part j % 2 of complex column j / 2 (CX_COLS); CX_ROWS takes the four
- * sums of complex C(i, j) (rows 2i, 2i + 1, columns 2j, 2j + 1), so i is
- * even here and j even. */
+ * part j % 2 of complex column j / 2 (CX_COLS); CX_ROWS, at i and j both
+ * even, adds the four sums of rows i, i + 1 and columns j, j + 1 into
+ * complex C(i / 2, j / 2). */
 template <int CX, typename A, typename F>
 static __device__ __forceinline__ void store_out(const dlg_narrow_args &a, long long z, int i, int j,
                                                  F val)

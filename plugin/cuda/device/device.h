@@ -96,7 +96,8 @@ typedef struct dlg_cuda_device {
   /* the narrow wgmma tile (128 x 16), [DLG_TC_F16 / _BF16][first operand
    * k-contiguous]; NULL where absent */
   CUfunction hgemm_wgmma16[2][2];
-  /* narrow.cu, [DLG_NARROW_DOT / _AXPY][DLG_NARROW_* type][nn bucket], with
+  /* narrow.cu, [DLG_NARROW_DOT / _AXPY][DLG_NARROW_* type][nn bucket, in the
+   * type's own columns (complex ones: complex columns)], with
    * each one's blocks per SM, and the split-K sums' reduce [0 float, 1
    * double]; all NULL where any is missing (the families take those products) */
   CUfunction narrow[2][DLG_NARROW_TYPES][DLG_NARROW_BUCKETS];

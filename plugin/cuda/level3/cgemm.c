@@ -218,7 +218,17 @@ int dlg_cuda_cgemm_native_wins(dlg_dtype type, int64_t m, int64_t n, int64_t k, 
     return type == DLG_C64 ? lo >= 48 && mnk <= (packs_a_only ? 1 << 21 : 1 << 25) : lo >= 16;
   if (type == DLG_C64)
     return lo >= 1000 && k >= 1000 && (m % 64 || n % 64) && mnk <= 0x1p37;
-  return lo >= 48 && lo <= 64 && hi >= 1024 && k >= 1024;
+  /* complex128 single products: 48-64 wide against 1024 or more; and the
+   * squares where the DMMA kernels won in every layout, beta 0 and 1
+   * (H100, session 46, bench/results/session46/b/cw_c128_odd_*): 255^3
+   * 0.47-0.53 of cuBLAS on the embedding, 0.89-1.06 on the 32 x 32 tile
+   * (zdmma.c's tile_for picks it there); 2047^3 and 3001^3 0.81-1.21 on the
+   * embedding, 0.93-1.32 on the 64 x 64 tile.  Not 1000-1025 (the
+   * embedding ahead by up to 0.18 in two layouts of four) nor 4097-6000
+   * (ahead by 0.06-0.10): each band stays within the sides measured. */
+  if (lo >= 48 && lo <= 64 && hi >= 1024 && k >= 1024) return 1;
+  return (lo >= 192 && hi <= 320 && k >= 192 && k <= 320) ||
+         (lo >= 2000 && hi <= 3100 && k >= 2000 && k <= 3100);
 }
 
 static int native_wins(const problem *p, int64_t batch, dlg_dtype type)

@@ -57,13 +57,18 @@ static long long tiles_of(const dlg_zgemm_args *p, int tile)
  * 64 tile -> 1.02-1.11; where both fill alike (48^3, 64^3) the 64 tile
  * ran 5-10% faster (1.02-1.13 against 0.93-1.04), and single narrow
  * products (8-384 wide x 4096 x 4096) lost on the 32 tile: 0.70 of
- * cuBLAS against the embedding's 0.88. */
-static int tile_for(const dlg_factor_run *r, const dlg_zgemm_args *p)
+ * cuBLAS against the embedding's 0.88.  And complex128 takes the 32 tile
+ * where C is 320 or less a side and the 64 tile's blocks would not reach
+ * half the SMs: a single 255^3 product ran at 0.44-0.51 of cuBLAS on the
+ * 64 tile (16 blocks, split along k) and 0.89-1.06 on the 32 tile (64), in
+ * every layout (H100, session 46: bench/results/session46/b/cw_c128_odd_*). */
+static int tile_for(const dlg_factor_run *r, const dlg_zgemm_args *p, int64_t batch)
 {
   const int pin = dlg_config_get()->zgemm_tile;
   const double small = (double)tiles_of(p, 1) * side[1] * side[1],
                large = (double)tiles_of(p, 0) * side[0] * side[0];
-  return pin ? pin == 2 : !type_of(r) && 1.25 * small <= large;
+  const int idle = p->m <= 320 && p->n <= 320 && 2 * tiles_of(p, 0) * batch < r->dev->sms;
+  return pin ? pin == 2 : !type_of(r) && (1.25 * small <= large || idle);
 }
 
 static void launch(dlg_factor_run *r, int tile, int kernel, dlg_zgemm_args p, int64_t batch)
@@ -133,7 +138,7 @@ void dlg_cuda_zdmma(dlg_factor_run *r, const double alpha[2], dlg_dview a, int64
   p.b = (const void *)(uintptr_t)g.p, p.ldb = b_kc ? g.cs : g.rs, p.sb = sb;
   p.c = (void *)(uintptr_t)o.p, p.ldc = o.cs, p.sc = sc;
   p.conj_a = ca != 0, p.conj_b = cb != 0;
-  tile = tile_for(r, &p);
+  tile = tile_for(r, &p, batch);
   splits = dlg_cuda_dmma_splits(r->dev, tiles_of(&p, tile), p.k, batch);
   if (splits > 1) launch_split(r, tile, a_kc * 2 + b_kc, &p, a_kc, b_kc, splits);
   else launch(r, tile, a_kc * 2 + b_kc, p, batch);

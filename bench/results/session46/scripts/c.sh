@@ -9,8 +9,7 @@
 # build-carry.tar.xz (tools/pack-build.sh from HEAD) and s46lib (lastwave.so.0.xz and
 # tiles128x64.so.0.xz: HEAD + each patch).
 source tools/device-carry-env.sh && O=$OUT
-source bench/results/session46/scripts/lastwave.sh s46lib/lastwave.so.0.xz
-base=$LD_LIBRARY_PATH
+source bench/results/session46/scripts/lastwave.sh s46lib/lastwave.so.0.xz # sets base
 mkdir -p /tmp/t2 && xz -dc s46lib/tiles128x64.so.0.xz > /tmp/t2/libdlgemm.so.0
 for tile in 128x64 64x128; do LD_LIBRARY_PATH=/tmp/t2:$base DLGEMM_SGEMM_TILE=$tile timeout $(cap 40) build/conformance/test_cuda > $O/test_cuda_$tile.log 2>&1
   echo "test_cuda pinned $tile rc=$?"; tail -1 $O/test_cuda_$tile.log; done

@@ -3,9 +3,8 @@
 # X expanded as it is staged; DLGEMM_NARROW_COMPLEX=on, off by default until this measures it):
 # test_narrow's complex mode (split as picked, whole k, 13 splits) and its real mode; then the
 # complex narrow cells 1-16 wide (every layout, beta 0 and 1: scripts/complex_narrow.cells) with
-# the route on and off, alternating twice; then session 46's c.sh part one (sgemm-last-wave.patch,
-# s47lib/lastwave.so.0.xz, against this build on FP32's odd squares and on 30 random shapes).
-# Carry .devdeps, build-carry.tar.xz (tools/pack-build.sh of this tree) and s47lib.
+# the route on and off, alternating twice.  Carry .devdeps and build-carry.tar.xz
+# (tools/pack-build.sh of this tree); the second call is session 46's c.sh (add s46lib).
 source tools/device-carry-env.sh && O=$OUT
 nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader > $O/gpu.log
 T=build/conformance/test_narrow
@@ -16,5 +15,4 @@ tn real 60 "" X=1
 C=bench/results/session47/scripts/complex_narrow.cells
 cw() { local tag=$1; shift; env "$@" timeout $(cap 100) $S --rerun $C --below 9 > $O/cx_$tag.log 2>&1; echo "cx $tag: $(grep -E '^(sweep|type)' $O/cx_$tag.log | tr '\n' ' ')"; }
 cw on_1 DLGEMM_NARROW_COMPLEX=on; cw off_1 DLGEMM_NARROW_COMPLEX=off; cw on_2 DLGEMM_NARROW_COMPLEX=on; cw off_2 DLGEMM_NARROW_COMPLEX=off
-source bench/results/session46/scripts/lastwave.sh s47lib/lastwave.so.0.xz
 cd $O && tar czf d.tgz *.log
