@@ -3,8 +3,10 @@
 # X expanded as it is staged; DLGEMM_NARROW_COMPLEX=on, off by default until this measures it):
 # test_narrow's complex mode (split as picked, whole k, 13 splits) and its real mode; then the
 # complex narrow cells 1-16 wide (every layout, beta 0 and 1: scripts/complex_narrow.cells) with
-# the route on and off, alternating twice.  Carry .devdeps and build-carry.tar.xz
-# (tools/pack-build.sh of this tree); the second call is session 46's c.sh (add s46lib).
+# the route on and off, alternating twice; then complex128's odd squares, auto against the
+# embedding pinned (the DMMA bands landed in session 47 from session 46's pinned runs).  Carry
+# .devdeps and build-carry.tar.xz (tools/pack-build.sh of this tree); the second call is session
+# 46's c.sh (add s46lib).
 source tools/device-carry-env.sh && O=$OUT
 nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader > $O/gpu.log
 T=build/conformance/test_narrow
@@ -15,4 +17,8 @@ tn real 60 "" X=1
 C=bench/results/session47/scripts/complex_narrow.cells
 cw() { local tag=$1; shift; env "$@" timeout $(cap 100) $S --rerun $C --below 9 > $O/cx_$tag.log 2>&1; echo "cx $tag: $(grep -E '^(sweep|type)' $O/cx_$tag.log | tr '\n' ' ')"; }
 cw on_1 DLGEMM_NARROW_COMPLEX=on; cw off_1 DLGEMM_NARROW_COMPLEX=off; cw on_2 DLGEMM_NARROW_COMPLEX=on; cw off_2 DLGEMM_NARROW_COMPLEX=off
+# complex128's odd squares: this build's routing (the DMMA kernels at 192-320 and 2000-3100)
+# against the embedding pinned (what they took before), alternating twice
+ow() { local tag=$1; shift; env "$@" timeout $(cap 60) $S --only c128 --family odd > $O/c128odd_$tag.log 2>&1; echo "c128 odd $tag: $(grep '^sweep' $O/c128odd_$tag.log)"; }
+ow auto_1 X=1; ow embed_1 DLGEMM_CGEMM_WAY=embed; ow auto_2 X=1; ow embed_2 DLGEMM_CGEMM_WAY=embed
 cd $O && tar czf d.tgz *.log
