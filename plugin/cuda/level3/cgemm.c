@@ -225,7 +225,7 @@ int dlg_cuda_cgemm_native_wins(dlg_dtype type, int64_t m, int64_t n, int64_t k, 
    * (zdmma.c's tile_for picks it there); 2047^3 and 3001^3 0.81-1.21 on the
    * embedding, 0.93-1.32 on the 64 x 64 tile.  Not 1000-1025 (the
    * embedding ahead by up to 0.18 in two layouts of four) nor 4097-6000
-   * (ahead by 0.06-0.10): each band stays within the sides measured. */
+   * (ahead by 0.03-0.13): each band stays within the sides measured. */
   if (lo >= 48 && lo <= 64 && hi >= 1024 && k >= 1024) return 1;
   return (lo >= 192 && hi <= 320 && k >= 192 && k <= 320) ||
          (lo >= 2000 && hi <= 3100 && k >= 2000 && k <= 3100);
