@@ -66,6 +66,19 @@
 
 static int orient(const dlg_gemm *g, dlg_narrow_args *a);
 
+/* The kernels' input type (narrow_args.h) of g's A and B. */
+static int narrow_type(const dlg_gemm *g)
+{
+  switch (g->dtype_in) {
+  case DLG_F64: return DLG_NARROW_F64;
+  case DLG_F16: return DLG_NARROW_F16;
+  case DLG_BF16: return DLG_NARROW_BF16;
+  case DLG_C64: return DLG_NARROW_C64;
+  case DLG_C128: return DLG_NARROW_C128;
+  default: return DLG_NARROW_F32;
+  }
+}
+
 /* The widest product of g's type and layout these kernels take: 16, and
  * for float32 past 8 columns (lo) the rule below.  32 where the float32
  * 32-column bucket was measured to win (DLGEMM_NARROW32=auto): W
@@ -97,8 +110,7 @@ int dlg_cuda_narrow_takes(dlg_cuda_device *dev, const dlg_gemm *g)
       dlg_cuda_kernels(dev, DLG_KERNELS_NARROW) || !dev->narrow_reduce[0])
     return 0;
   if (dlg_is_complex(g->dtype)) /* the real view doubles k or the rows (narrow_args.h) */
-    return dlg_config_get()->narrow_complex &&
-           lo <= DLG_NARROW_WIDEST(g->dtype == DLG_C64 ? DLG_NARROW_C64 : DLG_NARROW_C128) &&
+    return dlg_config_get()->narrow_complex && lo <= DLG_NARROW_WIDEST(narrow_type(g)) &&
            hi <= INT32_MAX / 4 && g->k <= INT32_MAX / 4 && dev->narrow_sums_in_kernel;
   if (lo > DLG_NARROW_MAX_F32 || hi > INT32_MAX / 2 || g->k > INT32_MAX / 2 || lo > widest(g, lo))
     return 0;
@@ -224,12 +236,7 @@ dlgemm_status dlg_cuda_narrow(dlg_cuda_device *dev, const dlg_gemm *g, CUstream 
 {
   char why[160];
   const dlg_cuda_api *cu = dlg_cuda_api_get(why, sizeof why);
-  const int type = g->dtype_in == DLG_F64    ? DLG_NARROW_F64
-                   : g->dtype_in == DLG_F16   ? DLG_NARROW_F16
-                   : g->dtype_in == DLG_BF16  ? DLG_NARROW_BF16
-                   : g->dtype_in == DLG_C64   ? DLG_NARROW_C64
-                   : g->dtype_in == DLG_C128  ? DLG_NARROW_C128
-                                              : DLG_NARROW_F32;
+  const int type = narrow_type(g);
   const int real = DLG_NARROW_REAL(type), per = type == real ? 1 : 2; /* reals a column */
   /* strides count reals (narrow_args.h) */
   const size_t es = dlg_elem_size(dlg_real_of(g->dtype_in)),
